@@ -1,0 +1,1 @@
+"""client-go's tools/cache: keys, stores, indexers, queues and selectors."""

@@ -1,0 +1,183 @@
+"""Errors a kubenb user can meet, each saying what was wrong and where.
+
+Go returns errors; Python raises them. The classes mirror client-go and
+apimachinery names (`KeyError` -> `KeyFuncError`, `ErrFIFOClosed` ->
+`FIFOClosedError`, `ErrRequeue` -> `RequeueError`, `StatusError` -> `ApiError`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "AlreadyExists",
+    "ApiError",
+    "BadRequest",
+    "Conflict",
+    "FIFOClosedError",
+    "Forbidden",
+    "Gone",
+    "IndexConflictError",
+    "IndexNotFoundError",
+    "Invalid",
+    "KeyFuncError",
+    "KubeConfigError",
+    "KubenbError",
+    "NotFound",
+    "RequeueError",
+    "SelectorError",
+    "ServerError",
+    "TooManyRequests",
+    "Unauthorized",
+    "ZeroLengthDeltasError",
+]
+
+
+class KubenbError(Exception):
+    """Base of every error kubenb raises on purpose."""
+
+
+class KeyFuncError(KubenbError, KeyError):
+    """A key function could not make a key for an object (client-go's `KeyError`).
+
+    The underlying reason is kept as `.err` and as `__cause__`, so `raise ... from`
+    chains unwrap the way Go's `errors.Unwrap` does.
+    """
+
+    def __init__(self, obj: Any, err: BaseException | str) -> None:
+        self.obj = obj
+        self.err = err
+        super().__init__(obj, err)
+
+    def __str__(self) -> str:
+        return f"couldn't create key for object {_short(self.obj)}: {self.err}"
+
+
+class ZeroLengthDeltasError(KubenbError, ValueError):
+    """`DeltaFIFO.key_of` was given an empty Deltas list."""
+
+    def __init__(self) -> None:
+        super().__init__("0 length Deltas object; can't get key")
+
+
+class IndexNotFoundError(KubenbError, KeyError):
+    """An index name is not registered on the indexer."""
+
+    def __init__(self, index_name: str) -> None:
+        self.index_name = index_name
+        super().__init__(index_name)
+
+    def __str__(self) -> str:
+        return f"Index with name {self.index_name} does not exist"
+
+
+class IndexConflictError(KubenbError, ValueError):
+    """`add_indexers` was given names that are already registered."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = set(names)
+        super().__init__(f"indexer conflict: {sorted(self.names)}")
+
+
+class SelectorError(KubenbError, ValueError):
+    """A label or field selector could not be parsed or is invalid."""
+
+
+class FIFOClosedError(KubenbError):
+    """`pop` was called on a closed, empty queue (client-go's `ErrFIFOClosed`)."""
+
+    def __init__(self, queue: str = "DeltaFIFO") -> None:
+        super().__init__(f"{queue}: manipulating with closed queue")
+
+
+class RequeueError(KubenbError):
+    """Raised by a `pop` process function to put the popped item back (`ErrRequeue`).
+
+    `err` is the error `pop` should raise afterwards, or None to return normally.
+    """
+
+    def __init__(self, err: BaseException | None = None) -> None:
+        self.err = err
+        super().__init__(
+            str(err) if err is not None
+            else "the popped item should be requeued without returning an error"
+        )
+
+
+class KubeConfigError(KubenbError):
+    """A kubeconfig or in-cluster configuration is missing or invalid."""
+
+
+class ApiError(KubenbError):
+    """An error Status returned by the API server.
+
+    `.status` is the HTTP code, `.reason` the Status reason (e.g. "NotFound"),
+    `.message` its message and `.body` the decoded Status (a dict) when there is one.
+    """
+
+    code: int = 0
+
+    def __init__(
+        self,
+        status: int | None = None,
+        reason: str = "",
+        message: str = "",
+        body: dict[str, Any] | None = None,
+    ) -> None:
+        self.status = self.code if status is None else status
+        self.reason = reason
+        self.message = message
+        self.body = body
+        super().__init__(self.status, reason, message)
+
+    def __str__(self) -> str:
+        parts = [f"{self.status}"]
+        if self.reason:
+            parts.append(self.reason)
+        text = " ".join(parts)
+        return f"{text}: {self.message}" if self.message else text
+
+
+class BadRequest(ApiError):
+    code = 400
+
+
+class Unauthorized(ApiError):
+    code = 401
+
+
+class Forbidden(ApiError):
+    code = 403
+
+
+class NotFound(ApiError):
+    code = 404
+
+
+class AlreadyExists(ApiError):
+    code = 409
+
+
+class Conflict(ApiError):
+    code = 409
+
+
+class Gone(ApiError):
+    code = 410
+
+
+class Invalid(ApiError):
+    code = 422
+
+
+class TooManyRequests(ApiError):
+    code = 429
+
+
+class ServerError(ApiError):
+    code = 500
+
+
+def _short(obj: Any, limit: int = 200) -> str:
+    text = repr(obj)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
