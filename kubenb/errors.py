@@ -18,6 +18,7 @@ __all__ = [
     "Forbidden",
     "Gone",
     "IndexConflictError",
+    "IndexFuncError",
     "IndexNotFoundError",
     "Invalid",
     "KeyFuncError",
@@ -69,6 +70,18 @@ class IndexNotFoundError(KubenbError, KeyError):
 
     def __str__(self) -> str:
         return f"Index with name {self.index_name} does not exist"
+
+
+class IndexFuncError(KubenbError, RuntimeError):
+    """An index function raised; the store was left unchanged (client-go panics)."""
+
+    def __init__(self, key: str, index_name: str, err: BaseException) -> None:
+        self.key = key
+        self.index_name = index_name
+        self.err = err
+        super().__init__(
+            f'unable to calculate an index entry for key "{key}" on index "{index_name}": {err}'
+        )
 
 
 class IndexConflictError(KubenbError, ValueError):
