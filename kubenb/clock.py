@@ -34,6 +34,8 @@ class Clock(Protocol):
 
     def wait(self, cond: threading.Condition, timeout: float | None) -> None: ...
 
+    def wait_until(self, cond: threading.Condition, deadline: float) -> None: ...
+
     def wait_event(self, event: threading.Event, timeout: float | None) -> bool: ...
 
 
@@ -55,6 +57,10 @@ class RealClock:
         if timeout is not None and timeout <= 0:
             return
         cond.wait(timeout)
+
+    def wait_until(self, cond: threading.Condition, deadline: float) -> None:
+        """Wait on `cond` (held by the caller) until notified or `deadline` (clock time)."""
+        self.wait(cond, deadline - self.now())
 
     def wait_event(self, event: threading.Event, timeout: float | None) -> bool:
         """Wait until `event` is set or `timeout` passes; return whether it is set."""
@@ -149,7 +155,13 @@ class FakeClock:
         if timeout is None:
             cond.wait()
             return
-        token = self._register(self.now() + timeout, cond)
+        self.wait_until(cond, self.now() + timeout)
+
+    def wait_until(self, cond: threading.Condition, deadline: float) -> None:
+        """Wait on `cond` (held by the caller) until notified or the clock reaches
+        `deadline`. Prefer this over `wait` when the deadline was computed earlier:
+        a `step` in between cannot push it later."""
+        token = self._register(deadline, cond)
         if token is None:
             return
         try:

@@ -147,3 +147,27 @@ def test_fake_clock_past_deadline_does_not_block():
         clock.wait(cond, -1)
     clock.sleep(0)
     assert not clock.has_waiters()
+
+
+def test_wait_until_uses_the_absolute_deadline():
+    clock = FakeClock()
+    cond = threading.Condition()
+    deadline = clock.now() + 5
+    clock.step(5)  # the deadline passed before the wait began: no blocking
+    with cond:
+        clock.wait_until(cond, deadline)
+    done = threading.Event()
+
+    def waiter():
+        with cond:
+            clock.wait_until(cond, 8)
+        done.set()
+
+    thread = threading.Thread(target=waiter)
+    thread.start()
+    wait_until(clock.has_waiters)
+    clock.step(3)
+    assert done.wait(5)
+    thread.join(5)
+    with cond:
+        RealClock().wait_until(cond, RealClock().now() - 1)  # past: returns at once
