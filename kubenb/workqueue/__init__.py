@@ -1,1 +1,47 @@
-"""client-go's util/workqueue."""
+"""client-go's util/workqueue: a de-duplicating, delaying, rate-limited work queue."""
+
+from kubenb.workqueue.delaying import DelayingQueue
+from kubenb.workqueue.metrics import (
+    InProcessMetricsProvider,
+    MetricsProvider,
+    MetricsSnapshot,
+    NoopMetricsProvider,
+    SummarySnapshot,
+    get_provider,
+    set_provider,
+)
+from kubenb.workqueue.parallelize import parallelize_until
+from kubenb.workqueue.queue import Queue
+from kubenb.workqueue.rate_limiters import (
+    BucketRateLimiter,
+    ItemExponentialFailureRateLimiter,
+    ItemFastSlowRateLimiter,
+    MaxOfRateLimiter,
+    RateLimiter,
+    WithMaxWaitRateLimiter,
+    default_controller_rate_limiter,
+    default_item_based_rate_limiter,
+)
+from kubenb.workqueue.rate_limiting import RateLimitingQueue
+
+__all__ = [
+    "BucketRateLimiter",
+    "DelayingQueue",
+    "InProcessMetricsProvider",
+    "ItemExponentialFailureRateLimiter",
+    "ItemFastSlowRateLimiter",
+    "MaxOfRateLimiter",
+    "MetricsProvider",
+    "MetricsSnapshot",
+    "NoopMetricsProvider",
+    "Queue",
+    "RateLimiter",
+    "RateLimitingQueue",
+    "SummarySnapshot",
+    "WithMaxWaitRateLimiter",
+    "default_controller_rate_limiter",
+    "default_item_based_rate_limiter",
+    "get_provider",
+    "parallelize_until",
+    "set_provider",
+]
