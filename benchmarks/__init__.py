@@ -1,0 +1,1 @@
+"""kubenb benchmarks: each compares kubenb with the bare minimum in the same run."""
