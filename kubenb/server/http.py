@@ -1,0 +1,169 @@
+"""The HTTP side, on the standard library's ThreadingHTTPServer (no hand-parsed HTTP).
+
+One named daemon thread per connection, all tracked so `stop()` can close idle
+keep-alive sockets and join every thread. Watches go out as chunked HTTP/1.1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import select
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from kubenb.server import errors
+from kubenb.server.handlers import MAX_BODY, ApiHandler, Request, Response, status_response
+from kubenb.server.watch import WatchStream
+
+log = logging.getLogger(__name__)
+
+
+class _RequestHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "kubenb"
+    timeout = 120  # idle keep-alive connections go away after this many seconds
+    server: KubeHTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        # Headers and body go out in separate writes; without NODELAY, Nagle's algorithm
+        # and delayed ACKs add ~40 ms to every response.
+        with contextlib.suppress(OSError):
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def do_GET(self) -> None:
+        self._handle()
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        # Like the real apiserver: no Server header.
+        self.log_request(code)
+        self.send_response_only(code, message)
+        self.send_header("Date", self.date_time_string())
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s " + format, self.address_string(), *args)
+
+    def _handle(self) -> None:
+        split = urlsplit(self.path)
+        params = dict(parse_qsl(split.query, keep_blank_values=True))
+        body = b""
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            self.close_connection = True
+            self._send(status_response(errors.bad_request(
+                "chunked request bodies are not supported; send Content-Length")))
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0:
+            self.close_connection = True
+            self._send(status_response(errors.bad_request("invalid Content-Length")))
+            return
+        if length > MAX_BODY:
+            self.close_connection = True  # the body is not read: the connection cannot be reused
+            self._send(status_response(errors.too_large(MAX_BODY)))
+            return
+        if length:
+            body = self.rfile.read(length)
+        request = Request(self.command, split.path, params, self.headers, body)
+        result = self.server.app.handle(request)
+        if isinstance(result, WatchStream):
+            self._stream(result)
+        else:
+            self._send(result)
+
+    def _send(self, response: Response) -> None:
+        self.send_response(response.status)
+        self.send_header("Cache-Control", "no-cache, private")
+        self.send_header("Content-Type", response.content_type)
+        for name, value in response.headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(response.body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(response.body)
+
+    def _client_gone(self) -> bool:
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            if not readable:
+                return False
+            return self.connection.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):
+            return True
+
+    def _stream(self, stream: WatchStream) -> None:
+        try:
+            self.send_response(200)
+            self.send_header("Cache-Control", "no-cache, private")
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for chunk in stream.chunks(self._client_gone):
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            if stream.stopped_by_server:
+                self.close_connection = True  # server stopping: do not wait for another request
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            self.close_connection = True  # the client went away; the watch is closed below
+        finally:
+            stream.close()
+
+
+class KubeHTTPServer(ThreadingHTTPServer):
+    """ThreadingHTTPServer whose connection threads are named, tracked and joinable."""
+
+    daemon_threads = True
+    block_on_close = False
+    allow_reuse_address = False
+
+    def __init__(self, address: tuple[str, int], app: ApiHandler) -> None:
+        self.app = app
+        self._lock = threading.Lock()
+        self._conn_threads: set[threading.Thread] = set()
+        self._sockets: set[socket.socket] = set()
+        self._counter = itertools.count(1)
+        super().__init__(address, _RequestHandler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        thread = threading.Thread(target=self._run_connection, args=(request, client_address),
+                                  name=f"kubenb-server-conn-{next(self._counter)}", daemon=True)
+        with self._lock:
+            self._conn_threads.add(thread)
+            self._sockets.add(request)
+        thread.start()
+
+    def _run_connection(self, request: Any, client_address: Any) -> None:
+        try:
+            self.process_request_thread(request, client_address)
+        finally:
+            with self._lock:
+                self._conn_threads.discard(threading.current_thread())
+                self._sockets.discard(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        log.debug("kubenb server: connection error from %s", client_address, exc_info=True)
+
+    def close_connections(self) -> None:
+        """Shut every open connection so blocked reads return and threads end."""
+        with self._lock:
+            sockets = list(self._sockets)
+        for sock in sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def join_connections(self, timeout: float) -> list[threading.Thread]:
+        """Join connection threads; returns any still alive after `timeout`."""
+        with self._lock:
+            threads = list(self._conn_threads)
+        for thread in threads:
+            thread.join(timeout)
+        return [t for t in threads if t.is_alive()]

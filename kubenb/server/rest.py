@@ -1,0 +1,534 @@
+"""The verbs on stored objects: get, list, create, update, patch, delete, deletecollection.
+
+This is the apiserver's generic registry (`registry/generic/registry.Store`) in small:
+metadata is managed here (uid, creationTimestamp, resourceVersion, generation,
+generateName, namespace defaulting, deletionTimestamp with finalizers) and every
+write is one atomic read-modify-write under the storage lock.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import json
+import random
+import uuid
+from typing import Any
+
+from kubenb.server import errors
+from kubenb.server.encoding import now_rfc3339
+from kubenb.server.filters import Predicate, make_predicate
+from kubenb.server.patch import (
+    JSON_PATCH,
+    MERGE_PATCH,
+    STRATEGIC_PATCH,
+    PatchError,
+    PatchFormatError,
+    json_patch,
+    merge_patch,
+    strategic_merge_patch,
+)
+from kubenb.server.resources import ResourceRegistry, ResourceType
+from kubenb.server.storage import Obj, Storage, TooOldError
+from kubenb.server.validation import list_options_problems, validate_metadata
+
+SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+_GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion",
+               "generation", "creationTimestamp", "deletionTimestamp",
+               "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences",
+               "finalizers", "managedFields")
+_CONTINUE_EXPIRED = (
+    "The provided continue parameter is too old to display a consistent list result. You can "
+    "start a new list without the continue parameter, or use the continue token in this "
+    "response to retrieve the remainder of the results. Continuing with the provided token "
+    "results in an inconsistent list - objects that were created, modified, or deleted between "
+    "the time the first chunk was returned and now may show up in the list."
+)
+
+
+def _ordered_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    out = {k: meta[k] for k in _META_ORDER if k in meta}
+    out.update((k, v) for k, v in meta.items() if k not in out)
+    return out
+
+
+def _shape(rtype: ResourceType, body: dict[str, Any], meta: dict[str, Any]) -> Obj:
+    """kind, apiVersion, metadata first (as the apiserver encodes), then the rest."""
+    obj: Obj = {"kind": rtype.kind, "apiVersion": rtype.group_version,
+                "metadata": _ordered_meta(meta)}
+    for key, value in body.items():
+        if key not in obj:
+            obj[key] = value
+    return obj
+
+
+def _content(obj: Obj) -> dict[str, Any]:
+    """Everything generation cares about: all but metadata and status."""
+    return {k: v for k, v in obj.items() if k not in ("metadata", "status", "kind", "apiVersion")}
+
+
+def _pod_status(spec: dict[str, Any]) -> dict[str, Any]:
+    containers = [c for c in (spec.get("containers") or []) if isinstance(c, dict)]
+    resources = [c.get("resources") or {} for c in containers]
+    if not any(r.get("requests") or r.get("limits") for r in resources):
+        qos = "BestEffort"
+    elif all(set(r.get("limits") or {}) >= {"cpu", "memory"}
+             and all((r.get("requests") or {}).get(k, v) == v
+                     for k, v in (r.get("limits") or {}).items()) for r in resources):
+        qos = "Guaranteed"
+    else:
+        qos = "Burstable"
+    return {"phase": "Pending", "qosClass": qos}
+
+
+def _list_item(obj: Obj) -> Obj:
+    """List items come without kind/apiVersion, as etcd-served lists do."""
+    return {k: v for k, v in obj.items() if k != "kind" and k != "apiVersion"}
+
+
+def encode_continue(rv: int, start: str) -> str:
+    """An opaque continue token, shaped like the apiserver's (base64url JSON, no padding)."""
+    raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start},
+                     separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_continue(token: str) -> tuple[int, str]:
+    """(rv, start key) of a continue token; 400 BadRequest if it is not one of ours."""
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        data = json.loads(raw)
+        if data.get("v") != "meta.k8s.io/v1":
+            raise ValueError("unknown version")
+        rv, start = int(data["rv"]), str(data["start"])
+    except (ValueError, TypeError, KeyError, AttributeError, binascii.Error,
+            UnicodeDecodeError) as exc:
+        raise errors.bad_request(
+            f"invalid continue token: continue key is not valid: {exc}") from None
+    return rv, start
+
+
+class Registry:
+    """The REST verbs for every served type, over one Storage."""
+
+    def __init__(self, storage: Storage, types: ResourceRegistry,
+                 too_large_rv_wait: float = 3.0) -> None:
+        self.storage = storage
+        self.types = types
+        self.too_large_rv_wait = too_large_rv_wait
+        self.continue_expired = False  # fault switch: every continue token is too old
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _namespace_must_exist(self, namespace: str) -> None:
+        if self.storage.get("namespaces", "", namespace) is None:
+            raise errors.not_found("namespaces", namespace)
+
+    def _get_or_404(self, rtype: ResourceType, namespace: str, name: str) -> Obj:
+        obj = self.storage.get(rtype.key, namespace, name)
+        if obj is None:
+            raise errors.not_found(rtype.plural, name, rtype.group)
+        return obj
+
+    def _check_body(self, rtype: ResourceType, body: Any) -> dict[str, Any]:
+        if not isinstance(body, dict):
+            raise errors.bad_request(
+                f"the object provided is unrecognized (must be of type {rtype.kind}): "
+                "couldn't get version/kind; json parse error: expected an object")
+        kind = body.get("kind")
+        version = body.get("apiVersion")
+        if (kind and kind != rtype.kind) or (version and version != rtype.group_version):
+            raise errors.bad_request(
+                f'{kind or rtype.kind} in version "{version or rtype.group_version}" cannot be '
+                f"handled as a {rtype.kind}: no kind \"{kind}\" is registered for version "
+                f'"{version}"' if kind != rtype.kind else
+                f'the API version in the data ({version}) does not match the expected API '
+                f"version ({rtype.group_version})")
+        meta = body.get("metadata")
+        if meta is None:
+            meta = {}
+        if not isinstance(meta, dict):
+            raise errors.bad_request("metadata must be an object")
+        return meta
+
+    @staticmethod
+    def _key(rtype: ResourceType, namespace: str | None, obj: Obj) -> str:
+        meta = obj["metadata"]
+        if rtype.namespaced and namespace is None:
+            return f"{meta.get('namespace', '')}/{meta['name']}"
+        return meta["name"]
+
+    # -- reads ---------------------------------------------------------------------
+
+    def get(self, rtype: ResourceType, namespace: str, name: str) -> Obj:
+        """GET of one object."""
+        if rtype.namespaced:
+            return self._get_or_404(rtype, namespace, name)
+        return self._get_or_404(rtype, "", name)
+
+    def list(self, rtype: ResourceType, namespace: str | None, params: dict[str, str]) -> Obj:
+        """A list with selectors, paging and resourceVersion semantics (W6-W8)."""
+        problems = list_options_problems(params, watch=False)
+        if problems:
+            raise errors.invalid_list_options(problems)
+        predicate = make_predicate(rtype, params.get("labelSelector", ""),
+                                   params.get("fieldSelector", ""))
+        limit = _int_param(params, "limit", 0)
+        token = params.get("continue", "")
+        rv_param = params.get("resourceVersion", "")
+        match = params.get("resourceVersionMatch", "")
+        ns = namespace if rtype.namespaced else ""
+        start = ""
+        if token:
+            if rv_param:
+                raise errors.bad_request(
+                    "specifying resource version is not allowed when using continue")
+            rv, start = decode_continue(token)
+            if rv >= 0 and (self.continue_expired or rv < self.storage.oldest_resource_version):
+                raise errors.expired(_CONTINUE_EXPIRED,
+                                     {"continue": encode_continue(-1, start)})
+            items, rv = self._read(rtype, ns, None if rv < 0 else rv)
+        elif rv_param in ("", "0"):
+            if rv_param == "0":
+                limit = 0  # served "from the watch cache", which ignores limit (W8)
+            items, rv = self._read(rtype, ns, None)
+        else:
+            wanted = _rv_param(rv_param)
+            current = self.storage.resource_version
+            if wanted > current and not self.storage.wait_for(wanted, self.too_large_rv_wait):
+                raise errors.too_large_resource_version(wanted, self.storage.resource_version)
+            exact = match == "Exact" or (not match and limit > 0)
+            if exact:
+                try:
+                    items = self.storage.list_at(rtype.key, ns or None, wanted)
+                except TooOldError:
+                    raise errors.expired(
+                        "The resourceVersion for the provided list is too old.") from None
+                rv = wanted
+            else:
+                items, rv = self._read(rtype, ns, None)
+        return self._page(rtype, namespace, items, rv, start, limit, predicate)
+
+    def _read(self, rtype: ResourceType, ns: str, rv: int | None) -> tuple[list[Obj], int]:
+        if rv is None:
+            return self.storage.list(rtype.key, ns or None)
+        try:
+            return self.storage.list_at(rtype.key, ns or None, rv), rv
+        except TooOldError:
+            raise errors.expired(_CONTINUE_EXPIRED) from None
+
+    def _page(self, rtype: ResourceType, namespace: str | None, items: list[Obj], rv: int,
+              start: str, limit: int, predicate: Predicate | None) -> Obj:
+        if start:
+            items = [o for o in items if self._key(rtype, namespace, o) >= start]
+        meta: dict[str, Any] = {"resourceVersion": str(rv)}
+        if limit > 0:
+            page: list[Obj] = []
+            rest_index = len(items)
+            for index, obj in enumerate(items):
+                if predicate is None or predicate(obj):
+                    if len(page) == limit:
+                        rest_index = index
+                        break
+                    page.append(obj)
+            if rest_index < len(items):
+                last = self._key(rtype, namespace, page[-1])
+                meta["continue"] = encode_continue(rv, last + "\x00")
+                if predicate is None:
+                    meta["remainingItemCount"] = len(items) - rest_index
+            items = page
+        elif predicate is not None:
+            items = [o for o in items if predicate(o)]
+        return {"kind": rtype.list_kind, "apiVersion": rtype.group_version,
+                "metadata": meta, "items": [_list_item(o) for o in items]}
+
+    # -- writes --------------------------------------------------------------------
+
+    def create(self, rtype: ResourceType, namespace: str, body: Any) -> Obj:
+        """POST: a new object with server-managed metadata; 201 on success."""
+        meta = dict(self._check_body(rtype, body))
+        body = copy.deepcopy(body)
+        if rtype.namespaced:
+            body_ns = meta.get("namespace")
+            if body_ns and body_ns != namespace:
+                raise errors.bad_request("the namespace of the provided object does not match "
+                                         "the namespace sent on the request")
+            meta["namespace"] = namespace
+        else:
+            meta.pop("namespace", None)
+            namespace = ""
+        with self.storage.lock:
+            if rtype.namespaced:
+                self._namespace_must_exist(namespace)
+            causes = validate_metadata(rtype.plural, meta)
+            if causes:
+                raise errors.invalid(rtype.kind, str(meta.get("name") or ""), causes,
+                                     rtype.group)
+            if not meta.get("name"):
+                meta["name"] = self._generate_name(rtype, namespace, meta["generateName"])
+            name = meta["name"]
+            if self.storage.get(rtype.key, namespace, name) is not None:
+                raise errors.already_exists(rtype.plural, name, rtype.group)
+            for drop in ("resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds",
+                         "selfLink", "managedFields"):
+                meta.pop(drop, None)
+            meta["uid"] = str(uuid.uuid4())
+            meta["resourceVersion"] = ""  # keeps its place in the key order; set on put
+            meta["creationTimestamp"] = now_rfc3339()
+            if rtype.has_generation:
+                meta["generation"] = 1
+            else:
+                meta.pop("generation", None)
+            body = copy.deepcopy(body)
+            self._prepare_create(rtype, name, meta, body)
+            obj = _shape(rtype, body, copy.deepcopy(meta))
+            return self.storage.put(rtype.key, namespace, name, obj)
+
+    def _generate_name(self, rtype: ResourceType, namespace: str, prefix: str) -> str:
+        prefix = prefix[:58]
+        for _ in range(100):
+            name = prefix + "".join(random.choices(_GENERATE_ALPHABET, k=5))
+            if self.storage.get(rtype.key, namespace, name) is None:
+                return name
+        raise errors.internal_error("could not generate a unique name")
+
+    @staticmethod
+    def _prepare_create(rtype: ResourceType, name: str, meta: dict[str, Any],
+                        body: dict[str, Any]) -> None:
+        if rtype.key == "namespaces":
+            meta["labels"] = dict(meta.get("labels") or {},
+                                  **{"kubernetes.io/metadata.name": name})
+            spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
+            spec.setdefault("finalizers", ["kubernetes"])
+            body["spec"] = spec
+            body["status"] = {"phase": "Active"}
+        elif rtype.key == "pods":
+            spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
+            body["status"] = _pod_status(spec)
+        elif "status" in rtype.subresources and rtype.key != "nodes":
+            body.pop("status", None)
+
+    def update(self, rtype: ResourceType, namespace: str, name: str, body: Any,
+               subresource: str = "") -> Obj:
+        """PUT: replace (or replace the status), with optimistic concurrency."""
+        meta = self._check_body(rtype, body)
+        if meta.get("name") and meta["name"] != name:
+            raise errors.bad_request(f"the name of the object ({meta['name']}) does not match "
+                                     f"the name on the URL ({name})")
+        ns = namespace if rtype.namespaced else ""
+        if rtype.namespaced and meta.get("namespace") and meta["namespace"] != namespace:
+            raise errors.bad_request("the namespace of the provided object does not match the "
+                                     "namespace sent on the request")
+        with self.storage.lock:
+            old = self._get_or_404(rtype, ns, name)
+            return self._replace(rtype, ns, name, old, copy.deepcopy(body), subresource)
+
+    def _replace(self, rtype: ResourceType, ns: str, name: str, old: Obj,
+                 body: dict[str, Any], subresource: str) -> Obj:
+        meta = dict(body.get("metadata") or {})
+        old_meta = old["metadata"]
+        wanted_rv = meta.get("resourceVersion")
+        if wanted_rv and str(wanted_rv) != old_meta["resourceVersion"]:
+            raise errors.conflict(rtype.plural, name, rtype.group)
+        if meta.get("uid") and meta["uid"] != old_meta["uid"]:
+            raise errors.conflict(
+                rtype.plural, name, rtype.group,
+                f"Precondition failed: UID in precondition: {meta['uid']}, UID in object meta: "
+                f"{old_meta['uid']}")
+        if subresource == "status":
+            new_body = {k: v for k, v in old.items() if k != "status"}
+            if "status" in body:
+                new_body["status"] = body["status"]
+            meta = dict(old_meta)
+        else:
+            new_body = dict(body)
+            if "status" in rtype.subresources and rtype.key != "nodes":
+                new_body.pop("status", None)
+                if "status" in old:
+                    new_body["status"] = old["status"]
+            for keep in ("uid", "creationTimestamp", "deletionTimestamp",
+                         "deletionGracePeriodSeconds", "generation", "generateName"):
+                if keep in old_meta and (keep != "generateName" or keep not in meta):
+                    meta[keep] = old_meta[keep]
+                elif keep != "generateName":
+                    meta.pop(keep, None)
+            meta["name"] = name
+            if rtype.namespaced:
+                meta["namespace"] = ns
+            else:
+                meta.pop("namespace", None)
+            meta.pop("selfLink", None)
+            meta.pop("managedFields", None)
+            causes = validate_metadata(rtype.plural, meta)
+            if causes:
+                raise errors.invalid(rtype.kind, name, causes, rtype.group)
+            if old_meta.get("deletionTimestamp") and meta.get("finalizers") and not set(
+                    meta["finalizers"]) <= set(old_meta.get("finalizers") or []):
+                raise errors.invalid(rtype.kind, name, [errors.cause(
+                    "FieldValueForbidden", "metadata.finalizers",
+                    "Forbidden: no new finalizers can be added if the object is being deleted")],
+                    rtype.group)
+        if rtype.key == "namespaces":
+            labels = dict(meta.get("labels") or {})
+            labels["kubernetes.io/metadata.name"] = name
+            meta["labels"] = labels
+        meta["resourceVersion"] = old_meta["resourceVersion"]
+        new = _shape(rtype, new_body, meta)
+        new["kind"], new["apiVersion"] = rtype.kind, rtype.group_version
+        if rtype.has_generation and _content(new) != _content(old):
+            new["metadata"]["generation"] = int(old_meta.get("generation") or 1) + 1
+            new["metadata"] = _ordered_meta(new["metadata"])
+        if new == old:
+            return old  # a no-op update: no new resourceVersion, no event
+        if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
+            self.storage.put(rtype.key, ns, name, new)
+            return self.storage.delete(rtype.key, ns, name) or new
+        return self.storage.put(rtype.key, ns, name, new)
+
+    def patch(self, rtype: ResourceType, namespace: str, name: str, patch_type: str,
+              patch: Any, subresource: str = "") -> Obj:
+        """PATCH with merge, JSON or strategic merge patch."""
+        ns = namespace if rtype.namespaced else ""
+        with self.storage.lock:
+            old = self._get_or_404(rtype, ns, name)
+            try:
+                if patch_type == MERGE_PATCH:
+                    if not isinstance(patch, dict):
+                        raise PatchFormatError("merge patch must be a JSON object")
+                    new = merge_patch(old, patch)
+                elif patch_type == JSON_PATCH:
+                    new = json_patch(old, patch)
+                elif patch_type == STRATEGIC_PATCH:
+                    if not isinstance(patch, dict):
+                        raise PatchFormatError("strategic merge patch must be a JSON object")
+                    new = strategic_merge_patch(old, patch, rtype.kind)
+                else:
+                    raise errors.unsupported_media_type()
+            except PatchFormatError as exc:
+                raise errors.bad_request(str(exc)) from None
+            except PatchError:
+                raise errors.StatusError(errors.status_body(
+                    422, "Invalid",
+                    "the server rejected our request due to an error in our request",
+                    {})) from None
+            if not isinstance(new, dict):
+                raise errors.bad_request("the patched object is not a JSON object")
+            new = copy.deepcopy(new)
+            meta = new.get("metadata")
+            if not isinstance(meta, dict):
+                raise errors.bad_request("metadata must be an object")
+            if meta.get("name") != name:
+                raise errors.bad_request(f"the name of the object ({meta.get('name')}) does not "
+                                         f"match the name on the URL ({name})")
+            return self._replace(rtype, ns, name, old, new, subresource)
+
+    def delete(self, rtype: ResourceType, namespace: str, name: str,
+               options: dict[str, Any]) -> Obj:
+        """DELETE: immediate, or deletionTimestamp while finalizers remain."""
+        ns = namespace if rtype.namespaced else ""
+        if rtype.key == "namespaces" and name in SYSTEM_NAMESPACES[:3]:
+            raise errors.StatusError(errors.status_body(
+                403, "Forbidden",
+                f'namespaces "{name}" is forbidden: this namespace may not be deleted',
+                {"name": name, "kind": "namespaces"}))
+        with self.storage.lock:
+            old = self._get_or_404(rtype, ns, name)
+            pre = options.get("preconditions") or {}
+            if pre.get("uid") and pre["uid"] != old["metadata"]["uid"]:
+                raise errors.conflict(
+                    rtype.kind, name, rtype.group,
+                    f"the UID in the precondition ({pre['uid']}) does not match the UID in "
+                    f"record ({old['metadata']['uid']}). The object might have been deleted "
+                    "and then recreated")
+            if pre.get("resourceVersion") and pre["resourceVersion"] != old["metadata"][
+                    "resourceVersion"]:
+                raise errors.conflict(
+                    rtype.kind, name, rtype.group,
+                    f"the ResourceVersion in the precondition ({pre['resourceVersion']}) does "
+                    f"not match the ResourceVersion in record "
+                    f"({old['metadata']['resourceVersion']}). The object might have been "
+                    "modified")
+            meta = old["metadata"]
+            if meta.get("finalizers"):
+                if meta.get("deletionTimestamp"):
+                    return old
+                marked = dict(old, metadata=_ordered_meta(dict(
+                    meta, deletionTimestamp=now_rfc3339(), deletionGracePeriodSeconds=0)))
+                return self.storage.put(rtype.key, ns, name, marked)
+            if rtype.key == "namespaces":
+                return self._delete_namespace(name, old)
+            final = self.storage.delete(rtype.key, ns, name)
+            assert final is not None
+            if rtype.returns_deleted_object:
+                shown = dict(final, metadata=_ordered_meta(dict(
+                    final["metadata"], deletionTimestamp=now_rfc3339(),
+                    deletionGracePeriodSeconds=0)))
+                return shown
+            return errors.success_status(name, rtype.plural, meta["uid"], rtype.group)
+
+    def _delete_namespace(self, name: str, old: Obj) -> Obj:
+        """Mark Terminating, empty the namespace, then remove it (the controller's job)."""
+        terminating = dict(old, metadata=_ordered_meta(dict(
+            old["metadata"], deletionTimestamp=now_rfc3339())),
+            status={"phase": "Terminating"})
+        shown = self.storage.put("namespaces", "", name, terminating)
+        for rtype in self.types.types():
+            if rtype.namespaced:
+                for obj in self.storage.list(rtype.key, name)[0]:
+                    self.storage.delete(rtype.key, name, obj["metadata"]["name"])
+        self.storage.delete("namespaces", "", name)
+        return shown
+
+    def delete_collection(self, rtype: ResourceType, namespace: str | None,
+                          params: dict[str, str], options: dict[str, Any]) -> Obj:
+        """DELETE on a collection: deletes what the selectors match, returns them as a list."""
+        predicate = make_predicate(rtype, params.get("labelSelector", ""),
+                                   params.get("fieldSelector", ""))
+        deleted = []
+        with self.storage.lock:
+            items, _ = self.storage.list(rtype.key, namespace if rtype.namespaced else None)
+            for obj in items:
+                if predicate is None or predicate(obj):
+                    meta = obj["metadata"]
+                    result = self.delete(rtype, meta.get("namespace", ""), meta["name"], options)
+                    deleted.append(obj if result.get("kind") == "Status" else result)
+            rv = self.storage.resource_version
+        return {"kind": rtype.list_kind, "apiVersion": rtype.group_version,
+                "metadata": {"resourceVersion": str(rv)}, "items": deleted}
+
+    def ensure_namespace(self, name: str) -> None:
+        """Create a namespace at start-up if it is missing."""
+        if self.storage.get("namespaces", "", name) is None:
+            ns_type = self.types.lookup("", "v1", "namespaces")
+            assert ns_type is not None
+            self.create(ns_type, "", {"metadata": {"name": name}})
+
+
+def _int_param(params: dict[str, str], name: str, default: int) -> int:
+    text = params.get(name, "")
+    if text == "":
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise errors.bad_request(f'invalid value "{text}" for query parameter {name}: '
+                                 "expected an integer") from None
+
+
+def _rv_param(text: str) -> int:
+    try:
+        value = int(text)
+        if value < 0:
+            raise ValueError
+        return value
+    except ValueError:
+        raise errors.bad_request(f'invalid resource version "{text}"') from None
+
+
+def parse_rv(text: str) -> int:
+    """A resourceVersion query value as an int (400 if it is not one)."""
+    return _rv_param(text)
+
+

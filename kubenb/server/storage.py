@@ -1,0 +1,281 @@
+"""In-memory object storage with one global resourceVersion, like etcd's revision.
+
+Every write takes the next revision, is kept in a bounded event history (the window a
+watch or an Exact list can reach back into) and is pushed to each open watch's own
+buffer without blocking: a slow watcher never slows a writer. Stored objects are never
+mutated after they are stored, so readers may serialize them without copying.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Iterator
+from typing import Any
+
+ADDED = "ADDED"
+MODIFIED = "MODIFIED"
+DELETED = "DELETED"
+
+Obj = dict[str, Any]
+
+
+class TooOldError(Exception):
+    """The requested resourceVersion is older than the kept history."""
+
+    def __init__(self, requested: int, oldest: int) -> None:
+        self.requested = requested
+        self.oldest = oldest
+        super().__init__(f"too old resource version: {requested} ({oldest})")
+
+
+class Event:
+    """One stored change. `obj` is the new state (for DELETED: the last state at `rv`)."""
+
+    __slots__ = ("_encoded", "name", "namespace", "obj", "prev", "resource", "rv", "type")
+
+    def __init__(self, type_: str, rv: int, resource: str, namespace: str, name: str,
+                 obj: Obj, prev: Obj | None) -> None:
+        self.type = type_
+        self.rv = rv
+        self.resource = resource
+        self.namespace = namespace
+        self.name = name
+        self.obj = obj
+        self.prev = prev
+        self._encoded: bytes | None = None
+
+    def encoded(self) -> bytes:
+        """The object as compact JSON, encoded once and shared by every watcher."""
+        if self._encoded is None:
+            from kubenb.server.encoding import dumps_line
+
+            self._encoded = dumps_line(self.obj)
+        return self._encoded
+
+    def __repr__(self) -> str:
+        return f"Event({self.type} {self.resource} {self.namespace}/{self.name} rv={self.rv})"
+
+
+class WatchQueue:
+    """A watcher's private buffer: writers append, the watch's thread drains."""
+
+    def __init__(self, resource: str, max_buffer: int) -> None:
+        self.resource = resource
+        self._max = max_buffer
+        self._events: deque[Event] = deque()
+        self._cond = threading.Condition(threading.Lock())
+        self.closed = False
+        self.overflowed = False
+
+    def push(self, event: Event) -> None:
+        """Append without blocking; a watcher that falls too far behind is closed."""
+        with self._cond:
+            if self.closed:
+                return
+            if len(self._events) >= self._max:
+                self._events.clear()
+                self.overflowed = True
+                self.closed = True
+            else:
+                self._events.append(event)
+            self._cond.notify()
+
+    def get(self, timeout: float) -> list[Event]:
+        """Everything buffered, waiting up to `timeout` s for the first event."""
+        with self._cond:
+            if not self._events and not self.closed:
+                self._cond.wait(timeout)
+            out = list(self._events)
+            self._events.clear()
+            return out
+
+    def pending(self) -> int:
+        """How many events wait to be sent."""
+        with self._cond:
+            return len(self._events)
+
+    def close(self) -> None:
+        """End the watch; the consumer sees `closed` after draining."""
+        with self._cond:
+            self.closed = True
+            self._cond.notify_all()
+
+
+class Storage:
+    """Objects by resource key, namespace and name, plus the event history window."""
+
+    def __init__(self, history_window: int = 10_000, max_watch_buffer: int = 100_000) -> None:
+        if history_window < 1:
+            raise ValueError("history_window must be at least 1 event")
+        self.lock = threading.RLock()
+        self._changed = threading.Condition(self.lock)
+        self._rv = 0
+        self._objects: dict[str, dict[str, dict[str, Obj]]] = {}
+        self._history: deque[Event] = deque()
+        self._window = history_window
+        self._oldest_rv = 0
+        self._watchers: set[WatchQueue] = set()
+        self._max_watch_buffer = max_watch_buffer
+
+    # -- reads ---------------------------------------------------------------
+
+    @property
+    def resource_version(self) -> int:
+        """The current revision (the RV of the last write)."""
+        return self._rv
+
+    @property
+    def oldest_resource_version(self) -> int:
+        """The oldest RV a watch or an Exact list may still start from."""
+        return self._oldest_rv
+
+    def get(self, resource: str, namespace: str, name: str) -> Obj | None:
+        """The stored object, or None."""
+        with self.lock:
+            return self._objects.get(resource, {}).get(namespace, {}).get(name)
+
+    def count(self, resource: str) -> int:
+        """How many objects of a resource are stored."""
+        with self.lock:
+            return sum(len(v) for v in self._objects.get(resource, {}).values())
+
+    def list(self, resource: str, namespace: str | None) -> tuple[list[Obj], int]:
+        """Current objects sorted by (namespace, name), and the RV they were read at."""
+        with self.lock:
+            return self._sorted(self._current(resource, namespace)), self._rv
+
+    def list_at(self, resource: str, namespace: str | None, rv: int) -> list[Obj]:
+        """Objects as they were at revision `rv` (rolled back through the history)."""
+        with self.lock:
+            if rv < self._oldest_rv:
+                raise TooOldError(rv, self._oldest_rv)
+            state = self._current(resource, namespace)
+            for event in reversed(self._history):
+                if event.rv <= rv:
+                    break
+                if event.resource != resource or (
+                        namespace is not None and event.namespace != namespace):
+                    continue
+                key = (event.namespace, event.name)
+                if event.prev is None:
+                    state.pop(key, None)
+                else:
+                    state[key] = event.prev
+            return self._sorted(state)
+
+    def _current(self, resource: str, namespace: str | None) -> dict[tuple[str, str], Obj]:
+        by_ns = self._objects.get(resource, {})
+        spaces = by_ns.items() if namespace is None else [(namespace, by_ns.get(namespace, {}))]
+        return {(ns, name): obj for ns, objs in spaces for name, obj in objs.items()}
+
+    @staticmethod
+    def _sorted(state: dict[tuple[str, str], Obj]) -> list[Obj]:
+        return [state[k] for k in sorted(state)]
+
+    def wait_for(self, rv: int, timeout: float) -> bool:
+        """Wait until the store reaches `rv`; False on timeout."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._rv >= rv, timeout)
+
+    # -- writes (callers hold `lock` around read-modify-write) ----------------
+
+    def put(self, resource: str, namespace: str, name: str, obj: Obj) -> Obj:
+        """Store `obj` (a fresh dict the store now owns) at the next revision."""
+        with self.lock:
+            objs = self._objects.setdefault(resource, {}).setdefault(namespace, {})
+            prev = objs.get(name)
+            self._rv += 1
+            obj["metadata"]["resourceVersion"] = str(self._rv)
+            objs[name] = obj
+            self._record(Event(MODIFIED if prev is not None else ADDED, self._rv, resource,
+                               namespace, name, obj, prev))
+            return obj
+
+    def delete(self, resource: str, namespace: str, name: str) -> Obj | None:
+        """Remove an object; returns its last state stamped with the deletion RV."""
+        with self.lock:
+            by_ns = self._objects.get(resource, {})
+            objs = by_ns.get(namespace, {})
+            prev = objs.pop(name, None)
+            if prev is None:
+                return None
+            if not objs:
+                by_ns.pop(namespace, None)
+            self._rv += 1
+            final = dict(prev)
+            final["metadata"] = dict(prev["metadata"], resourceVersion=str(self._rv))
+            self._record(Event(DELETED, self._rv, resource, namespace, name, final, prev))
+            return final
+
+    def _record(self, event: Event) -> None:
+        self._history.append(event)
+        while len(self._history) > self._window:
+            self._oldest_rv = self._history.popleft().rv
+        for queue in self._watchers:
+            if queue.resource == event.resource:
+                queue.push(event)
+        self._changed.notify_all()
+
+    # -- watches ---------------------------------------------------------------
+
+    def watch(self, resource: str, namespace: str | None, from_rv: int | None
+              ) -> tuple[list[Obj], list[Event], int, WatchQueue]:
+        """Open a watch atomically with its starting point.
+
+        With `from_rv=None` returns the current objects (for synthetic ADDED events);
+        otherwise the buffered events after `from_rv`. Everything later arrives in the
+        returned queue, so nothing is lost or repeated between the two.
+        """
+        with self.lock:
+            initial: list[Obj] = []
+            backlog: list[Event] = []
+            if from_rv is None:
+                initial = self._sorted(self._current(resource, namespace))
+            else:
+                if from_rv < self._oldest_rv:
+                    raise TooOldError(from_rv, self._oldest_rv)
+                for event in reversed(self._history):
+                    if event.rv <= from_rv:
+                        break
+                    if event.resource == resource:
+                        backlog.append(event)
+                backlog.reverse()
+            queue = WatchQueue(resource, self._max_watch_buffer)
+            self._watchers.add(queue)
+            return initial, backlog, self._rv, queue
+
+    def stop_watch(self, queue: WatchQueue) -> None:
+        """Unregister and close one watch."""
+        with self.lock:
+            self._watchers.discard(queue)
+        queue.close()
+
+    def close_all_watches(self) -> int:
+        """End every open watch (server stop, or the 'drop watches' fault); returns count."""
+        with self.lock:
+            queues = list(self._watchers)
+            self._watchers.clear()
+        for queue in queues:
+            queue.close()
+        return len(queues)
+
+    @property
+    def watch_count(self) -> int:
+        """Open watches."""
+        with self.lock:
+            return len(self._watchers)
+
+    def compact(self) -> int:
+        """Forget the whole history: later resumes from older RVs get 410."""
+        with self.lock:
+            self._history.clear()
+            self._oldest_rv = self._rv
+            return self._rv
+
+    def iter_all(self) -> Iterator[tuple[str, str, str, Obj]]:
+        """Every stored (resource, namespace, name, object); a snapshot."""
+        with self.lock:
+            items = [(r, ns, n, o) for r, by_ns in self._objects.items()
+                     for ns, objs in by_ns.items() for n, o in objs.items()]
+        return iter(items)
