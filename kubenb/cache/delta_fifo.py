@@ -391,10 +391,7 @@ class DeltaFIFO:
                 key = queue.popleft()
                 if count > 0:
                     self._initial_population_count = count - 1
-                deltas = self._items.pop(key, None)
-                if deltas is None:  # cannot happen: _items and _queue move together
-                    _log.error("%r was in the queue but not in the items; ignoring", key)
-                    continue
+                deltas = self._items.pop(key)  # _items and _queue always move together
                 try:
                     process(deltas, is_in_initial_list)
                 except RequeueError as requeue:
