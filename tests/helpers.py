@@ -5,6 +5,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
+
+from kubenb.errors import FIFOClosedError
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = 5.0, what: str = "") -> None:
@@ -23,3 +26,36 @@ def wait_until(predicate: Callable[[], bool], timeout: float = 5.0, what: str = 
 def kubenb_threads() -> list[threading.Thread]:
     """Live threads started by kubenb (they are all named kubenb-...)."""
     return [t for t in threading.enumerate() if t.name.startswith("kubenb")]
+
+
+def pop_within(f: Any, seconds: float) -> Any:
+    """Pop from a FIFO or DeltaFIFO in a thread; if nothing comes within `seconds`,
+    close the queue and return None."""
+    out: list[Any] = []
+
+    def run() -> None:
+        try:
+            out.append(f.pop(lambda item, initial: None))
+        except FIFOClosedError:
+            out.append(None)
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join(seconds)
+    if t.is_alive():
+        f.close()
+        t.join(2)
+    assert not t.is_alive()
+    return out[0]
+
+
+def assert_no_new_threads(before: set[threading.Thread], grace: float = 2.0) -> None:
+    """Fail unless every thread started since `before` ends within `grace` seconds."""
+    deadline = time.monotonic() + grace
+    extra: list[threading.Thread] = []
+    while time.monotonic() < deadline:
+        extra = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+        if not extra:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"threads left behind: {extra}")

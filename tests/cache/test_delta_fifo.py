@@ -29,6 +29,7 @@ from kubenb.errors import (
     RequeueError,
     ZeroLengthDeltasError,
 )
+from tests.helpers import pop_within
 
 ADDED, UPDATED, DELETED = DeltaType.ADDED, DeltaType.UPDATED, DeltaType.DELETED
 REPLACED, SYNC = DeltaType.REPLACED, DeltaType.SYNC
@@ -77,39 +78,6 @@ def pop2(f: DeltaFIFO) -> tuple[Deltas, bool]:
 def val(deltas: Deltas) -> Any:
     obj = deltas.newest().object
     return obj["val"]
-
-
-def pop_within(f: DeltaFIFO, seconds: float) -> Deltas | None:
-    """Pop in a thread; if nothing comes within `seconds`, close the queue and say None."""
-    out: list[Any] = []
-
-    def run() -> None:
-        try:
-            out.append(f.pop(noop))
-        except FIFOClosedError:
-            out.append(None)
-
-    t = threading.Thread(target=run)
-    t.start()
-    t.join(seconds)
-    if t.is_alive():
-        f.close()
-        t.join(2)
-    assert not t.is_alive()
-    return out[0]
-
-
-@pytest.fixture(autouse=True)
-def no_thread_left_behind():
-    before = set(threading.enumerate())
-    yield
-    deadline = time.monotonic() + 2
-    while time.monotonic() < deadline:
-        extra = [t for t in threading.enumerate() if t not in before and t.is_alive()]
-        if not extra:
-            return
-        time.sleep(0.01)
-    pytest.fail(f"threads left behind: {extra}")
 
 
 # ----------------------------------------------------------------------- types

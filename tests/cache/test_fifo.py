@@ -10,6 +10,7 @@ import pytest
 
 from kubenb.cache.fifo import FIFO
 from kubenb.errors import FIFOClosedError, KeyFuncError, RequeueError
+from tests.helpers import pop_within
 
 
 def o(name: str, val: Any = None) -> dict[str, Any]:
@@ -27,39 +28,6 @@ def pop(f: FIFO) -> Any:
 
 def pop_val(f: FIFO) -> Any:
     return pop(f)["val"]
-
-
-def pop_within(f: FIFO, seconds: float) -> Any:
-    """Pop in a thread; if nothing comes within `seconds`, close the queue and say None."""
-    out: list[Any] = []
-
-    def run() -> None:
-        try:
-            out.append(f.pop(noop))
-        except FIFOClosedError:
-            out.append(None)
-
-    t = threading.Thread(target=run)
-    t.start()
-    t.join(seconds)
-    if t.is_alive():
-        f.close()
-        t.join(2)
-    assert not t.is_alive()
-    return out[0]
-
-
-@pytest.fixture(autouse=True)
-def no_thread_left_behind():
-    before = set(threading.enumerate())
-    yield
-    deadline = time.monotonic() + 2
-    while time.monotonic() < deadline:
-        extra = [t for t in threading.enumerate() if t not in before and t.is_alive()]
-        if not extra:
-            return
-        time.sleep(0.01)
-    pytest.fail(f"threads left behind: {extra}")
 
 
 def test_e040_writes_coalesce_to_the_latest_object():

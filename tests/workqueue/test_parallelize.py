@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections import Counter
 
 import pytest
@@ -11,20 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubenb.workqueue.parallelize import parallelize_until
+from tests.helpers import wait_until
 
 
 def _worker_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name.startswith("parallelize-worker-")]
-
-
-def _wait_until(cond, timeout: float = 5.0) -> bool:
-    """Poll `cond` for up to `timeout` real seconds (for background threads only)."""
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.001)
-    return True
 
 
 class _Recorder:
@@ -200,7 +190,7 @@ def test_concurrent_exceptions_raise_one_and_note_the_rest():
 
 def test_no_exception_leaves_no_threads():
     parallelize_until(16, 1000, lambda p: None, chunk_size=3)
-    assert _wait_until(lambda: _worker_threads() == [])
+    wait_until(lambda: _worker_threads() == [], what="parallelize workers to exit")
     assert _worker_threads() == []
 
 
