@@ -377,28 +377,27 @@ class DeltaFIFO:
         Raises `FIFOClosedError` once the queue is closed and empty."""
         with self._lock:
             queue = self._queue
-            while True:
-                while not queue:
-                    if self._closed:
-                        raise FIFOClosedError()
-                    self._waiters += 1
-                    try:
-                        self._cond.wait()
-                    finally:
-                        self._waiters -= 1
-                count = self._initial_population_count
-                is_in_initial_list = count != 0 or not self._populated
-                key = queue.popleft()
-                if count > 0:
-                    self._initial_population_count = count - 1
-                deltas = self._items.pop(key)  # _items and _queue always move together
+            while not queue:
+                if self._closed:
+                    raise FIFOClosedError()
+                self._waiters += 1
                 try:
-                    process(deltas, is_in_initial_list)
-                except RequeueError as requeue:
-                    self._add_if_not_present_locked(key, deltas)
-                    if requeue.err is not None:
-                        raise requeue.err from requeue
-                return deltas
+                    self._cond.wait()
+                finally:
+                    self._waiters -= 1
+            count = self._initial_population_count
+            is_in_initial_list = count != 0 or not self._populated
+            key = queue.popleft()
+            if count > 0:
+                self._initial_population_count = count - 1
+            deltas = self._items.pop(key)  # _items and _queue always move together
+            try:
+                process(deltas, is_in_initial_list)
+            except RequeueError as requeue:
+                self._add_if_not_present_locked(key, deltas)
+                if requeue.err is not None:
+                    raise requeue.err from requeue
+            return deltas
 
     # ----------------------------------------------------------------- reads
 
