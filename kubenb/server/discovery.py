@@ -1,9 +1,14 @@
 """Discovery documents (/api, /apis, /apis/{g}, /apis/{g}/{v}, /version), built from the
 resource registry and shaped like kube-apiserver 1.32's (see fixtures/realapi/discovery).
+
+Both forms are here: the legacy documents (one request per group-version) and aggregated
+discovery (`apidiscovery.k8s.io/v2` APIGroupDiscoveryList: every group, version and
+resource of /api or /apis in one answer), which kubectl 1.32 asks for first.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from kubenb.server.resources import ResourceRegistry, ResourceType
@@ -59,7 +64,7 @@ def _resource_entries(rtype: ResourceType) -> list[dict[str, Any]]:
     if rtype.categories:
         main["categories"] = list(rtype.categories)
     entries = [main]
-    for sub in sorted(rtype.subresources):
+    for sub in rtype.subresources:
         entry: dict[str, Any] = {"name": f"{rtype.plural}/{sub}", "singularName": "",
                                  "namespaced": rtype.namespaced}
         if sub == "scale":
@@ -84,3 +89,70 @@ def api_resource_list(registry: ResourceRegistry, group: str, version: str
     doc["groupVersion"] = f"{group}/{version}" if group else version
     doc["resources"] = resources
     return doc
+
+
+# -- aggregated discovery (apidiscovery.k8s.io/v2, v2beta1) ------------------------------
+
+AGGREGATED_VERSIONS = ("v2", "v2beta1")
+
+
+def aggregated_content_type(version: str) -> str:
+    """The Content-Type the server answers aggregated discovery with (echoes g, v, as)."""
+    return f"application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList"
+
+
+def _response_kind(rtype: ResourceType, kind: str, group: str = "", version: str = ""
+                   ) -> dict[str, str]:
+    if rtype.custom and not group:
+        group, version = rtype.group, rtype.version
+    return {"group": group, "version": version, "kind": kind}
+
+
+def _aggregated_resource(rtype: ResourceType) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "resource": rtype.plural,
+        "responseKind": _response_kind(rtype, rtype.kind),
+        "scope": "Namespaced" if rtype.namespaced else "Cluster",
+        "singularResource": rtype.singular,
+        "verbs": list(rtype.verbs),
+    }
+    if rtype.short_names:
+        entry["shortNames"] = list(rtype.short_names)
+    if rtype.categories:
+        entry["categories"] = list(rtype.categories)
+    subs = []
+    for sub in rtype.subresources:
+        kind = (_response_kind(rtype, "Scale", "autoscaling", "v1") if sub == "scale"
+                else _response_kind(rtype, rtype.kind))
+        subs.append({"subresource": sub, "responseKind": kind, "verbs": ["get", "patch",
+                                                                          "update"]})
+    if subs:
+        entry["subresources"] = subs
+    return entry
+
+
+def _aggregated_group(registry: ResourceRegistry, group: str, versions: list[str]
+                      ) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": group} if group else {}
+    meta["creationTimestamp"] = None
+    return {"metadata": meta, "versions": [
+        {"version": version,
+         "resources": [_aggregated_resource(t) for t in registry.in_group_version(group,
+                                                                                  version)],
+         "freshness": "Current"}
+        for version in versions]}
+
+
+def aggregated_discovery(registry: ResourceRegistry, legacy: bool, version: str = "v2"
+                         ) -> dict[str, Any]:
+    """APIGroupDiscoveryList of /api (`legacy`: the core group) or of /apis (all others)."""
+    items = [_aggregated_group(registry, group, versions)
+             for group, versions in registry.group_versions().items()
+             if (group == "") == legacy]
+    return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}",
+            "metadata": {}, "items": items}
+
+
+def etag(body: bytes) -> str:
+    """The quoted ETag of a discovery document (a hash of its bytes, like the apiserver's)."""
+    return '"' + hashlib.sha512(body).hexdigest().upper() + '"'

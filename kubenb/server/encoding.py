@@ -7,6 +7,7 @@ The real API server sends one compact JSON line plus a newline and escapes `<`, 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
@@ -60,3 +61,101 @@ def loads_body(body: bytes, content_type: str) -> Any:
 def now_rfc3339() -> str:
     """Current time the way metav1.Time marshals it: second precision, UTC, `Z`."""
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class MediaType:
+    """One entry of an Accept header: `application/json;as=Table;v=v1;g=meta.k8s.io`."""
+
+    mime: str
+    params: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def param(self, name: str) -> str:
+        """A parameter's value ("" when absent); names are case-insensitive."""
+        return self.params.get(name.lower(), "")
+
+    @property
+    def is_json(self) -> bool:
+        """application/json, or a wildcard that JSON satisfies."""
+        return self.mime in ("application/json", "application/*", "*/*")
+
+    @property
+    def is_yaml(self) -> bool:
+        return self.mime == "application/yaml"
+
+
+def parse_accept(header: str) -> list[MediaType]:
+    """The Accept header's media types in the order given (q-values ignored, as kubectl and
+    client-go list their preferences first-to-last and never weight them)."""
+    out = []
+    for part in header.split(","):
+        pieces = [p.strip() for p in part.split(";")]
+        if not pieces[0]:
+            continue
+        params = {}
+        for piece in pieces[1:]:
+            key, _, value = piece.partition("=")
+            params[key.strip().lower()] = value.strip().strip('"')
+        out.append(MediaType(pieces[0].lower(), params))
+    return out
+
+
+# -- content negotiation: what shape an answer takes ------------------------------------------
+
+TABLE = "Table"
+PARTIAL = "PartialObjectMetadata"
+DISCOVERY = "APIGroupDiscoveryList"
+_META_VERSIONS = ("v1", "v1beta1")
+_DISCOVERY_VERSIONS = ("v2", "v2beta1")
+NOT_ACCEPTABLE = ("only the following media types are accepted: application/json, "
+                  "application/yaml, application/vnd.kubernetes.protobuf")
+
+
+@dataclass(frozen=True)
+class Output:
+    """The negotiated answer: `json` or `yaml`, optionally converted `as_kind` (Table,
+    PartialObjectMetadata, APIGroupDiscoveryList) at `version` of its API group."""
+
+    encoding: str = "json"
+    as_kind: str = ""
+    version: str = ""
+
+    @property
+    def api_version(self) -> str:
+        group = "apidiscovery.k8s.io" if self.as_kind == DISCOVERY else "meta.k8s.io"
+        return f"{group}/{self.version}"
+
+
+def negotiate(accept: str, allowed: tuple[str, ...] = ()) -> Output | None:
+    """The first entry of `accept` the endpoint can produce (None: nothing acceptable).
+
+    `allowed` lists the conversions the endpoint supports; an entry asking for any other
+    (`as=Table` on a discovery document, an unknown `v=`) is skipped, as the apiserver
+    skips it, so a client's fallbacks (`...,application/json`) are honoured in order.
+    """
+    entries = parse_accept(accept)
+    if not entries:
+        return Output()
+    for media in entries:
+        if not (media.is_json or media.is_yaml):
+            continue
+        encoding = "yaml" if media.is_yaml else "json"
+        as_kind = media.param("as")
+        if not as_kind:
+            return Output(encoding)
+        if as_kind == "PartialObjectMetadataList":
+            as_kind = PARTIAL
+        if as_kind not in allowed:
+            continue
+        group, version = media.param("g"), media.param("v")
+        if as_kind == DISCOVERY:
+            if group == "apidiscovery.k8s.io" and version in _DISCOVERY_VERSIONS:
+                return Output(encoding, as_kind, version)
+        elif group == "meta.k8s.io" and version in _META_VERSIONS:
+            return Output(encoding, as_kind, version)
+    return None
+
+
+def encode(output: Output, obj: Any) -> bytes:
+    """The body bytes of `obj` in the negotiated encoding."""
+    return dumps_yaml(obj) if output.encoding == "yaml" else dumps(obj)

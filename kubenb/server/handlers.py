@@ -7,19 +7,39 @@ data; `kubenb.server.http` does the HTTP side with the standard library's server
 from __future__ import annotations
 
 import hmac
+import json
 import logging
 import threading
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from email.message import Message
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kubenb.server import discovery, errors, openapi
-from kubenb.server.encoding import dumps, dumps_yaml, loads_body
+from kubenb import printers
+from kubenb.server import discovery, errors, openapi, protobuf
+from kubenb.server.apply import APPLY, Manager
+from kubenb.server.encoding import (
+    DISCOVERY,
+    NOT_ACCEPTABLE,
+    PARTIAL,
+    TABLE,
+    Output,
+    dumps,
+    dumps_line,
+    dumps_yaml,
+    encode,
+    loads_body,
+    negotiate,
+)
 from kubenb.server.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH
 from kubenb.server.resources import ResourceRegistry, ResourceType
-from kubenb.server.rest import Registry
+from kubenb.server.rest import Registry, present
 from kubenb.server.storage import Storage
 from kubenb.server.watch import WatchStream
+
+if TYPE_CHECKING:
+    from kubenb.server.faults import Faults
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +49,8 @@ MAX_BODY = 3 * 1024 * 1024
 PUBLIC_PATHS = ("/healthz", "/livez", "/readyz", "/version")
 _BODY_TYPES = ("application/json", "application/yaml", "application/x-yaml", "text/yaml")
 _PATCH_TYPES = (MERGE_PATCH, JSON_PATCH, STRATEGIC_PATCH)
+_INCLUDE_OBJECT = ("Metadata", "Object", "None")
+_READ_SHAPES = (TABLE, PARTIAL)
 
 
 @dataclass
@@ -78,7 +100,9 @@ class ApiHandler:
 
     def __init__(self, storage: Storage, types: ResourceRegistry, registry: Registry,
                  stop: threading.Event, token: str | None = None,
-                 bookmark_interval: float = 60.0, server_address: str = "") -> None:
+                 bookmark_interval: float = 60.0, server_address: str = "",
+                 faults: Faults | None = None) -> None:
+        self.faults = faults  # the fault switches, asked first about every request
         self.storage = storage
         self.types = types
         self.registry = registry
@@ -93,6 +117,10 @@ class ApiHandler:
         """Route and answer; never raises (a bug becomes a 500 Status, not a traceback)."""
         try:
             self._authenticate(request)
+            if self.faults is not None:
+                injected = self.faults.intercept(request)
+                if injected is not None:
+                    return injected
             return self._dispatch(request)
         except errors.StatusError as err:
             return status_response(err)
@@ -133,11 +161,11 @@ class ApiHandler:
             raise NotFoundPage()
         if parts[0] == "api":
             if len(parts) == 1:
-                return self._encode(request, discovery.api_versions(self.server_address))
+                return self._root_discovery(request, legacy=True)
             group, version, rest = "", parts[1], parts[2:]
         else:
             if len(parts) == 1:
-                return self._encode(request, discovery.api_group_list(self.types))
+                return self._root_discovery(request, legacy=False)
             if len(parts) == 2:
                 doc = discovery.api_group(self.types, parts[1])
                 if doc is None:
@@ -151,6 +179,20 @@ class ApiHandler:
             return self._encode(request, doc)
         route = self._route(group, version, rest)
         return self._serve(request, route)
+
+    def _root_discovery(self, request: Request, legacy: bool) -> Response:
+        """/api or /apis: aggregated discovery when the client asks for it, else legacy."""
+        output = self._negotiate(request, (DISCOVERY,))
+        if output.as_kind != DISCOVERY:
+            doc = (discovery.api_versions(self.server_address) if legacy
+                   else discovery.api_group_list(self.types))
+            return Response(200, encode(output, doc), _content_type(output))
+        body = encode(output, discovery.aggregated_discovery(self.types, legacy, output.version))
+        tag = discovery.etag(body)
+        headers = [("Etag", tag), ("Vary", "Accept")]
+        if request.header("If-None-Match") == tag:
+            return Response(304, b"", discovery.aggregated_content_type(output.version), headers)
+        return Response(200, body, discovery.aggregated_content_type(output.version), headers)
 
     def _openapi(self, request: Request, rest: list[str]) -> Response:
         if not rest:
@@ -181,11 +223,21 @@ class ApiHandler:
     def _check_sub(route: _Route) -> _Route:
         if route.subresource and route.subresource not in route.rtype.subresources:
             raise errors.resource_not_found()
-        if route.subresource == "scale":
-            raise errors.resource_not_found()  # not served yet
         return route
 
     # -- verbs ---------------------------------------------------------------------
+
+    @staticmethod
+    def _negotiate(request: Request, allowed: tuple[str, ...]) -> Output:
+        output = negotiate(request.header("Accept"), allowed)
+        if output is None:
+            raise errors.StatusError(errors.status_body(406, "NotAcceptable", NOT_ACCEPTABLE))
+        return output
+
+    def _respond(self, request: Request, obj: Any, status: int = 200) -> Response:
+        """A write's (or a subresource's) answer: the object as JSON or YAML."""
+        output = self._negotiate(request, ())
+        return Response(status, encode(output, obj), _content_type(output))
 
     def _serve(self, request: Request, route: _Route) -> Response | WatchStream:
         method = request.method
@@ -193,48 +245,143 @@ class ApiHandler:
         ns = route.namespace or ""
         if not route.name:
             if method == "GET":
+                output = self._negotiate(request, _READ_SHAPES)
+                include = self._include_object(request)
                 if request.params.get("watch", "") in ("true", "1"):
                     self._require(rtype, "watch")
-                    return WatchStream(self.storage, rtype, route.namespace, request.params,
-                                       self.bookmark_interval, self.stop)
+                    return self._watch(request, route, output, include)
                 self._require(rtype, "list")
-                return self._encode(request, self.registry.list(rtype, route.namespace,
-                                                                request.params))
+                listed = self.registry.list(rtype, route.namespace, request.params)
+                return _shaped(output, _shape_list(output, rtype, listed, include))
             if method == "POST":
                 if rtype.namespaced and route.namespace is None:
                     raise errors.method_not_allowed()
                 self._require(rtype, "create")
                 body = self._body(request, rtype)
-                return self._encode(request, self.registry.create(rtype, ns, body), 201)
+                return self._respond(request, self.registry.create(
+                    rtype, ns, body, manager=self._manager(request)), 201)
             if method == "DELETE":
                 self._require(rtype, "deletecollection")
                 options = self._delete_options(request)
-                return self._encode(request, self.registry.delete_collection(
+                return self._respond(request, self.registry.delete_collection(
                     rtype, route.namespace, request.params, options))
             raise errors.method_not_allowed()
+        if route.subresource == "scale":
+            return self._scale(request, route)
         if method == "GET":
-            return self._encode(request, self.registry.get(rtype, ns, route.name))
+            if route.subresource:
+                return self._respond(request, self.registry.get(rtype, ns, route.name))
+            output = self._negotiate(request, _READ_SHAPES)
+            include = self._include_object(request)
+            obj = self.registry.get(rtype, ns, route.name)
+            return _shaped(output, _shape_object(output, rtype, obj, include))
         if method == "PUT":
             self._require(rtype, "update")
             body = self._body(request, rtype)
-            return self._encode(request, self.registry.update(rtype, ns, route.name, body,
-                                                              route.subresource))
+            manager = self._manager(request, subresource=route.subresource)
+            return self._respond(request, self.registry.update(
+                rtype, ns, route.name, body, route.subresource, manager))
         if method == "PATCH":
             self._require(rtype, "patch")
-            patch_type = request.header("Content-Type").split(";")[0].strip()
-            if patch_type == APPLY_PATCH or patch_type not in _PATCH_TYPES:
-                raise errors.unsupported_media_type()
-            try:
-                patch = loads_body(request.body, JSON)
-            except ValueError as exc:
-                raise errors.bad_request(f"error decoding patch: {exc}") from None
-            return self._encode(request, self.registry.patch(
-                rtype, ns, route.name, patch_type, patch, route.subresource))
+            patch_type = self._patch_type(request, rtype)
+            if patch_type == APPLY_PATCH:
+                return self._apply(request, route)
+            patch = self._patch_body(request)
+            manager = self._manager(request, subresource=route.subresource)
+            return self._respond(request, self.registry.patch(
+                rtype, ns, route.name, patch_type, patch, route.subresource, manager))
         if method == "DELETE" and not route.subresource:
             self._require(rtype, "delete")
             options = self._delete_options(request)
-            return self._encode(request, self.registry.delete(rtype, ns, route.name, options))
+            return self._respond(request, self.registry.delete(rtype, ns, route.name, options))
         raise errors.method_not_allowed()
+
+    def _watch(self, request: Request, route: _Route, output: Output, include: str
+               ) -> WatchStream:
+        rtype = route.rtype
+        args = (self.storage, rtype, route.namespace, request.params, self.bookmark_interval,
+                self.stop)
+        if not output.as_kind and rtype.version == rtype.stored_version:
+            return WatchStream(*args)
+        return ShapedWatchStream(*args, shape=_watch_shaper(output, rtype, include))
+
+    def _scale(self, request: Request, route: _Route) -> Response:
+        rtype, ns, name = route.rtype, route.namespace or "", route.name
+        if request.method == "GET":
+            return self._respond(request, self.registry.get_scale(rtype, ns, name))
+        manager = self._manager(request, subresource="scale")
+        if request.method == "PUT":
+            body = self._body(request, rtype)
+            return self._respond(request, self.registry.update_scale(rtype, ns, name, body,
+                                                                     manager))
+        if request.method == "PATCH":
+            patch_type = self._patch_type(request, rtype, scale=True)
+            return self._respond(request, self.registry.patch_scale(
+                rtype, ns, name, patch_type, self._patch_body(request), manager))
+        raise errors.method_not_allowed()
+
+    def _apply(self, request: Request, route: _Route) -> Response:
+        manager_name = request.params.get("fieldManager", "")
+        if not manager_name:
+            raise _patch_options_invalid("FieldValueRequired", "fieldManager",
+                                         "Required value: is required for apply patch")
+        force = request.params.get("force", "false")
+        if force not in ("true", "false", "1", "0", ""):
+            raise errors.bad_request(f'invalid value "{force}" for query parameter force: '
+                                     "expected a boolean")
+        try:
+            config = loads_body(request.body, "application/yaml")
+        except ValueError as exc:
+            raise errors.bad_request(f"error decoding YAML: {exc}") from None
+        manager = Manager(manager_name, APPLY, route.subresource)
+        obj, created = self.registry.apply(route.rtype, route.namespace or "", route.name,
+                                           config, manager, force in ("true", "1"),
+                                           route.subresource)
+        return self._respond(request, obj, 201 if created else 200)
+
+    @staticmethod
+    def _patch_type(request: Request, rtype: ResourceType, scale: bool = False) -> str:
+        patch_type = request.header("Content-Type").split(";")[0].strip()
+        if patch_type == STRATEGIC_PATCH and rtype.custom and not scale:
+            raise errors.unsupported_media_type(
+                "the body of the request was in an unknown format - accepted media types "
+                "include: application/json-patch+json, application/merge-patch+json, "
+                "application/apply-patch+yaml")
+        if patch_type not in _PATCH_TYPES and (patch_type != APPLY_PATCH or scale):
+            raise errors.unsupported_media_type()
+        if patch_type != APPLY_PATCH and "force" in request.params:
+            raise _patch_options_invalid("FieldValueForbidden", "force",
+                                         "Forbidden: may not be specified for non-apply patch")
+        return patch_type
+
+    @staticmethod
+    def _patch_body(request: Request) -> Any:
+        try:
+            return loads_body(request.body, JSON)
+        except ValueError as exc:
+            raise errors.bad_request(f"error decoding patch: {exc}") from None
+
+    @staticmethod
+    def _manager(request: Request, operation: str = "Update", subresource: str = ""
+                 ) -> Manager:
+        """The field manager of a write: `?fieldManager=`, else the User-Agent's product
+        (what the apiserver does: "kubectl/v1.32.0 (...)" manages as "kubectl")."""
+        name = request.params.get("fieldManager", "")
+        if not name:
+            name = request.header("User-Agent").split("/")[0].strip() or "unknown"
+        if len(name) > 128:
+            raise _patch_options_invalid("FieldValueTooLong", "fieldManager",
+                                         "Too long: may not be more than 128 bytes")
+        return Manager(name, operation, subresource)
+
+    @staticmethod
+    def _include_object(request: Request) -> str:
+        value = request.params.get("includeObject", "")
+        if value and value not in _INCLUDE_OBJECT:
+            raise errors.bad_request(
+                f'includeObject: Unsupported value: "{value}": supported values: "None", '
+                '"Metadata", "Object"')
+        return value or "Metadata"
 
     @staticmethod
     def _require(rtype: ResourceType, verb: str) -> None:
@@ -244,6 +391,8 @@ class ApiHandler:
     @staticmethod
     def _body(request: Request, rtype: ResourceType) -> Any:
         content_type = request.header("Content-Type").split(";")[0].strip() or JSON
+        if content_type == protobuf.CONTENT_TYPE:
+            return _protobuf_body(request.body, rtype)
         if content_type not in _BODY_TYPES:
             raise errors.unsupported_media_type(
                 "the body of the request was in an unknown format - accepted media types "
@@ -271,3 +420,120 @@ class ApiHandler:
             if key in request.params:
                 options[key] = request.params[key]
         return options
+
+
+# -- shaping answers: Table, PartialObjectMetadata, version views ----------------------------
+
+
+def _content_type(output: Output) -> str:
+    return "application/yaml" if output.encoding == "yaml" else JSON
+
+
+def _shaped(output: Output, obj: Any) -> Response:
+    return Response(200, encode(output, obj), _content_type(output))
+
+
+def _full_item(rtype: ResourceType, item: dict[str, Any]) -> dict[str, Any]:
+    """A list item with kind/apiVersion back in front (built-in list items have none)."""
+    if "kind" in item and "apiVersion" in item:
+        return item
+    return {"kind": rtype.kind, "apiVersion": rtype.group_version, **item}
+
+
+def _shape_list(output: Output, rtype: ResourceType, listed: dict[str, Any], include: str
+                ) -> dict[str, Any]:
+    if not output.as_kind:
+        return listed
+    meta = {k: v for k, v in (listed.get("metadata") or {}).items() if v != ""}
+    items = [_full_item(rtype, i) for i in listed.get("items") or []]
+    if output.as_kind == PARTIAL:
+        return {"kind": "PartialObjectMetadataList", "apiVersion": output.api_version,
+                "metadata": meta,
+                "items": [printers.partial_object_metadata(i, output.api_version)
+                          for i in items]}
+    return printers.to_table(rtype.printer(), items, time.time(), meta, include,
+                             output.api_version)
+
+
+def _shape_object(output: Output, rtype: ResourceType, obj: dict[str, Any], include: str
+                  ) -> dict[str, Any]:
+    if output.as_kind == PARTIAL:
+        return printers.partial_object_metadata(obj, output.api_version)
+    if output.as_kind == TABLE:
+        meta = {"resourceVersion": (obj.get("metadata") or {}).get("resourceVersion", "")}
+        return printers.to_table(rtype.printer(), [obj], time.time(), meta, include,
+                                 output.api_version)
+    return obj
+
+
+def _protobuf_body(body: bytes, rtype: ResourceType) -> Any:
+    """A protobuf request body (kubectl's imperative commands) as the JSON it stands for."""
+    try:
+        return protobuf.decode(body)
+    except protobuf.UnsupportedKind as exc:
+        raise errors.unsupported_media_type(
+            f"the body of the request was in an unknown format - kubenb decodes "
+            f"application/vnd.kubernetes.protobuf only for "
+            f"{', '.join(protobuf.SUPPORTED_KINDS)}, not {exc.kind}; send application/json "
+            "or application/yaml (with kubectl: a manifest and -f)") from None
+    except protobuf.ProtobufError as exc:
+        raise errors.bad_request(
+            f"the object provided is unrecognized (must be of type {rtype.kind}): "
+            f"couldn't decode the protobuf body: {exc}") from None
+
+
+def _patch_options_invalid(reason: str, field_name: str, message: str) -> errors.StatusError:
+    return errors.StatusError(errors.status_body(
+        422, "Invalid", f'PatchOptions.meta.k8s.io "" is invalid: {field_name}: {message}',
+        {"group": "meta.k8s.io", "kind": "PatchOptions",
+         "causes": [errors.cause(reason, field_name, message)]}))
+
+
+Shape = Callable[[str, dict[str, Any]], dict[str, Any]]
+
+
+def _watch_shaper(output: Output, rtype: ResourceType, include: str) -> Shape:
+    """How each watch event's object is re-shaped (kubectl get -w asks for Table rows)."""
+    printer = rtype.printer() if output.as_kind == TABLE else None
+    first = [True]
+
+    def shape(event_type: str, obj: dict[str, Any]) -> dict[str, Any]:
+        obj = present(rtype, obj)
+        if output.as_kind == PARTIAL:
+            return printers.partial_object_metadata(obj, output.api_version)
+        if printer is None:
+            return obj
+        meta = {"resourceVersion": (obj.get("metadata") or {}).get("resourceVersion", "")}
+        rows = [] if event_type == "BOOKMARK" else [obj]
+        table = printers.to_table(printer, rows, time.time(), meta, include,
+                                  output.api_version, with_columns=first[0] and bool(rows))
+        if rows:
+            first[0] = False
+        return table
+
+    return shape
+
+
+class ShapedWatchStream(WatchStream):
+    """A watch whose event objects are re-shaped on the way out: Table rows (only the
+    first event carries columnDefinitions), PartialObjectMetadata, or a custom resource
+    seen through a version other than its storage version. ERROR events pass as they are.
+    """
+
+    def __init__(self, *args: Any, shape: Shape, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._shape = shape
+
+    def chunks(self, client_gone: Callable[[], bool] = lambda: False) -> Iterator[bytes]:
+        for chunk in super().chunks(client_gone):
+            lines = []
+            for line in chunk.split(b"\n"):
+                if not line:
+                    continue
+                event = json.loads(line)
+                if event.get("type") != "ERROR" and isinstance(event.get("object"), dict):
+                    event["object"] = self._shape(event["type"], event["object"])
+                lines.append(b'{"type":' + json.dumps(event["type"]).encode() + b',"object":'
+                             + dumps_line(event["object"]) + b"}\n")
+            if lines:
+                yield b"".join(lines)

@@ -1,7 +1,9 @@
 """The HTTP side, on the standard library's ThreadingHTTPServer (no hand-parsed HTTP).
 
 One named daemon thread per connection, all tracked so `stop()` can close idle
-keep-alive sockets and join every thread. Watches go out as chunked HTTP/1.1.
+keep-alive sockets and join every thread. Watches go out as chunked HTTP/1.1. With an
+SSLContext the TLS handshake runs on the connection's own thread, so a slow or broken
+client never holds up the accept loop.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import itertools
 import logging
 import select
 import socket
+import ssl
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -92,11 +95,14 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.wfile.write(response.body)
 
     def _client_gone(self) -> bool:
+        conn = self.connection
         try:
-            readable, _, _ = select.select([self.connection], [], [], 0)
+            if isinstance(conn, ssl.SSLSocket):
+                return _tls_peer_gone(conn)
+            readable, _, _ = select.select([conn], [], [], 0)
             if not readable:
                 return False
-            return self.connection.recv(1, socket.MSG_PEEK) == b""
+            return conn.recv(1, socket.MSG_PEEK) == b""
         except (OSError, ValueError):
             return True
 
@@ -118,15 +124,39 @@ class _RequestHandler(BaseHTTPRequestHandler):
             stream.close()
 
 
+def _tls_peer_gone(conn: ssl.SSLSocket) -> bool:
+    """Whether a TLS client hung up, read without blocking (MSG_PEEK is not allowed on
+    TLS sockets). A watch client sends nothing while it reads, so a byte that does
+    arrive is dropped; a close_notify or EOF means gone."""
+    if not conn.pending():
+        readable, _, _ = select.select([conn], [], [], 0)
+        if not readable:
+            return False
+    timeout = conn.gettimeout()
+    conn.settimeout(0)
+    try:
+        return conn.recv(1) == b""
+    except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
+        return False
+    except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
+        return True
+    finally:
+        with contextlib.suppress(OSError):
+            conn.settimeout(timeout)
+
+
 class KubeHTTPServer(ThreadingHTTPServer):
     """ThreadingHTTPServer whose connection threads are named, tracked and joinable."""
 
     daemon_threads = True
     block_on_close = False
     allow_reuse_address = False
+    handshake_timeout = 10.0
 
-    def __init__(self, address: tuple[str, int], app: ApiHandler) -> None:
+    def __init__(self, address: tuple[str, int], app: ApiHandler,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
         self.app = app
+        self.ssl_context = ssl_context
         self._lock = threading.Lock()
         self._conn_threads: set[threading.Thread] = set()
         self._sockets: set[socket.socket] = set()
@@ -143,11 +173,41 @@ class KubeHTTPServer(ThreadingHTTPServer):
 
     def _run_connection(self, request: Any, client_address: Any) -> None:
         try:
+            if self.ssl_context is not None:
+                request = self._tls_handshake(request, client_address)
+                if request is None:
+                    return
             self.process_request_thread(request, client_address)
         finally:
             with self._lock:
                 self._conn_threads.discard(threading.current_thread())
                 self._sockets.discard(request)
+
+    def _tls_handshake(self, raw: socket.socket, client_address: Any) -> ssl.SSLSocket | None:
+        """Wrap an accepted socket and shake hands; None (socket closed) if that fails."""
+        assert self.ssl_context is not None
+        try:
+            raw.settimeout(self.handshake_timeout)
+            with self._lock:  # no I/O here; swapped under the lock so stop() sees one of them
+                conn = self.ssl_context.wrap_socket(raw, server_side=True,
+                                                    do_handshake_on_connect=False)
+                self._sockets.discard(raw)
+                self._sockets.add(conn)
+        except OSError:
+            with self._lock:
+                self._sockets.discard(raw)
+            raw.close()
+            return None
+        try:
+            conn.do_handshake()
+        except (OSError, ValueError) as exc:
+            log.debug("kubenb server: TLS handshake with %s failed: %s", client_address, exc)
+            with self._lock:
+                self._sockets.discard(conn)
+            conn.close()
+            return None
+        conn.settimeout(None)
+        return conn
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         log.debug("kubenb server: connection error from %s", client_address, exc_info=True)

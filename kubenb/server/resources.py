@@ -1,18 +1,29 @@
 """The registry of resource types the server serves: names, scope, verbs, subresources.
 
-Discovery, routing, storage keys and field selectors all read from here, so adding a
-built-in type (or, later, a CRD's type) is one `ResourceType` in one place.
+Discovery, routing, storage keys, field selectors and table printing all read from here,
+so adding a built-in type (or serving a CRD's versions) is one `ResourceType` each.
 """
 
 from __future__ import annotations
 
+import copy
+import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubenb.printers import (
+    TablePrinter,
+    custom_resource_printer,
+    label_selector_string,
+    printer_for,
+)
+
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 SUB_VERBS = ("get", "patch", "update")
+CR_VERBS = ("delete", "deletecollection", "get", "list", "patch", "create", "update", "watch")
+"""Custom resources list their verbs in this order (apiextensions-apiserver's)."""
 
 
 def _get(obj: dict[str, Any], *path: str) -> Any:
@@ -83,6 +94,14 @@ class ResourceType:
     returns_deleted_object: bool = False  # DELETE answers with the object, not a Status
     extra_fields: Callable[[dict[str, Any]], dict[str, str]] | None = field(
         default=None, compare=False)
+    custom: bool = False  # served for a CRD (unstructured: keys sorted, no strategic merge)
+    crd_name: str = ""  # the CustomResourceDefinition serving it
+    storage_version: str = ""  # CRs: the version objects are stored in ("" = this one)
+    printer_columns: tuple[dict[str, Any], ...] = field(default=(), compare=False)
+    scale_paths: tuple[str, str, str] = field(default=(".spec.replicas", ".status.replicas",
+                                                       ""), compare=False)
+    """specReplicasPath, statusReplicasPath, labelSelectorPath ("" for built-ins: the
+    label selector object at .spec.selector)."""
 
     @property
     def group_version(self) -> str:
@@ -97,6 +116,21 @@ class ResourceType:
     @property
     def list_kind(self) -> str:
         return f"{self.kind}List"
+
+    @property
+    def stored_version(self) -> str:
+        """The version objects are stored in (conversion strategy None: only apiVersion)."""
+        return self.storage_version or self.version
+
+    @property
+    def stored_group_version(self) -> str:
+        return f"{self.group}/{self.stored_version}" if self.group else self.stored_version
+
+    def printer(self) -> TablePrinter:
+        """What `kubectl get` shows for this type (CRDs: additionalPrinterColumns)."""
+        if self.custom:
+            return custom_resource_printer(self.printer_columns)
+        return printer_for(self.kind, self.group)
 
     def field_set(self, obj: dict[str, Any]) -> dict[str, str]:
         """The fields a fieldSelector may test on `obj` (apiserver's GetAttrs)."""
@@ -154,6 +188,31 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
 )
 
 
+_GROUP_ORDER = ("", "apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io",
+                "authorization.k8s.io", "autoscaling", "batch", "certificates.k8s.io",
+                "networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io",
+                "admissionregistration.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io",
+                "coordination.k8s.io", "node.k8s.io", "discovery.k8s.io",
+                "flowcontrol.apiserver.k8s.io")
+_VERSION_RE = re.compile(r"v(\d+)(?:(alpha|beta)(\d+))?")
+
+
+def group_sort_key(group: str) -> tuple[int, str]:
+    """Built-in groups in kube-apiserver's priority order, then the rest by name."""
+    if group in _GROUP_ORDER:
+        return (_GROUP_ORDER.index(group), "")
+    return (len(_GROUP_ORDER), group)
+
+
+def version_sort_key(version: str) -> tuple[int, int, int, str]:
+    """Kubernetes version priority: GA > beta > alpha, higher numbers first, others last."""
+    match = _VERSION_RE.fullmatch(version)
+    if match is None:
+        return (3, 0, 0, version)
+    level = {None: 0, "beta": 1, "alpha": 2}[match.group(2)]
+    return (level, -int(match.group(1)), -int(match.group(3) or 0), "")
+
+
 class ResourceRegistry:
     """Thread-safe lookup of served types by group, version and plural."""
 
@@ -172,6 +231,19 @@ class ResourceRegistry:
         """Stop serving a type (e.g. when its CRD is deleted)."""
         with self._lock:
             self._types.pop((group, version, plural), None)
+
+    def replace_crd(self, crd_name: str, types: Iterable[ResourceType]) -> None:
+        """Serve exactly `types` for one CRD (none: the CRD is gone), atomically."""
+        with self._lock:
+            for key in [k for k, t in self._types.items() if t.crd_name == crd_name]:
+                del self._types[key]
+            for rtype in types:
+                self._types[(rtype.group, rtype.version, rtype.plural)] = rtype
+
+    def crd_types(self, crd_name: str) -> list[ResourceType]:
+        """The types one CRD serves now."""
+        with self._lock:
+            return [t for t in self._types.values() if t.crd_name == crd_name]
 
     def lookup(self, group: str, version: str, plural: str) -> ResourceType | None:
         """The type at `/apis/{group}/{version}/{plural}`, or None."""
@@ -192,14 +264,70 @@ class ResourceRegistry:
             return [self._types[k] for k in sorted(self._types)]
 
     def group_versions(self) -> dict[str, list[str]]:
-        """Group name -> versions served ("" is the core group)."""
-        out: dict[str, list[str]] = {}
+        """Group name -> versions served ("" is the core group), in discovery's order.
+
+        Groups come as kube-apiserver lists them (built-in groups by priority, CRD groups
+        after them by name); versions newest-first by Kubernetes version priority, so the
+        first one is the preferred version.
+        """
+        found: dict[str, set[str]] = {}
         for rtype in self.types():
-            versions = out.setdefault(rtype.group, [])
-            if rtype.version not in versions:
-                versions.append(rtype.version)
-        return out
+            found.setdefault(rtype.group, set()).add(rtype.version)
+        groups = sorted(found, key=group_sort_key)
+        return {g: sorted(found[g], key=version_sort_key) for g in groups}
 
     def in_group_version(self, group: str, version: str) -> list[ResourceType]:
         """The types of one group-version, sorted by plural as discovery lists them."""
         return [t for t in self.types() if t.group == group and t.version == version]
+
+
+# -- the /scale subresource (autoscaling/v1 Scale) ------------------------------------------
+
+
+def _dotted(path: str) -> list[str]:
+    return [p for p in path.split(".") if p]
+
+
+def _at(obj: Any, path: str) -> Any:
+    for part in _dotted(path):
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(part)
+    return obj
+
+
+def scale_of(rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """The autoscaling/v1 Scale view of an object with a /scale subresource."""
+    spec_path, status_path, selector_path = rtype.scale_paths
+    replicas = _at(obj, spec_path)
+    if replicas is None and not rtype.custom:
+        replicas = 1  # built-in workloads default spec.replicas to 1
+    meta = obj.get("metadata") or {}
+    scale_meta = {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion",
+                                       "creationTimestamp") if k in meta}
+    spec: dict[str, Any] = {}
+    if isinstance(replicas, int) and not isinstance(replicas, bool) and replicas:
+        spec["replicas"] = replicas  # ScaleSpec.replicas is omitempty
+    current = _at(obj, status_path)
+    status: dict[str, Any] = {"replicas": current if isinstance(current, int) else 0}
+    selector = (_at(obj, selector_path) if selector_path
+                else label_selector_string(_at(obj, ".spec.selector")) if not rtype.custom else "")
+    if isinstance(selector, str) and selector:
+        status["selector"] = selector
+    return {"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": scale_meta,
+            "spec": spec, "status": status}
+
+
+def with_replicas(rtype: ResourceType, obj: dict[str, Any], replicas: int) -> dict[str, Any]:
+    """A deep copy of `obj` with the desired replicas set where the type keeps them."""
+    out = copy.deepcopy(obj)
+    node = out
+    parts = _dotted(rtype.scale_paths[0])
+    for part in parts[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        node = child
+    node[parts[-1]] = replicas
+    return out

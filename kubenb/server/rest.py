@@ -1,9 +1,11 @@
-"""The verbs on stored objects: get, list, create, update, patch, delete, deletecollection.
+"""The verbs on stored objects: get, list, create, update, patch, apply, delete,
+deletecollection, and the /status and /scale subresources.
 
 This is the apiserver's generic registry (`registry/generic/registry.Store`) in small:
 metadata is managed here (uid, creationTimestamp, resourceVersion, generation,
-generateName, namespace defaulting, deletionTimestamp with finalizers) and every
-write is one atomic read-modify-write under the storage lock.
+generateName, namespace defaulting, deletionTimestamp with finalizers, managedFields) and
+every write is one atomic read-modify-write under the storage lock. Writes to
+CustomResourceDefinitions also start (or stop) serving their resources.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import random
 import uuid
 from typing import Any
 
+from kubenb.server import crd as crds
 from kubenb.server import errors
+from kubenb.server.apply import Manager, server_side_apply, track_update
 from kubenb.server.encoding import now_rfc3339
 from kubenb.server.filters import Predicate, make_predicate
 from kubenb.server.patch import (
@@ -29,7 +33,7 @@ from kubenb.server.patch import (
     merge_patch,
     strategic_merge_patch,
 )
-from kubenb.server.resources import ResourceRegistry, ResourceType
+from kubenb.server.resources import ResourceRegistry, ResourceType, scale_of, with_replicas
 from kubenb.server.storage import Obj, Storage, TooOldError
 from kubenb.server.validation import list_options_problems, validate_metadata
 
@@ -39,6 +43,10 @@ _META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resource
                "generation", "creationTimestamp", "deletionTimestamp",
                "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences",
                "finalizers", "managedFields")
+_SYSTEM = Manager("kube-apiserver")
+_CR_PATCH_TYPES = ("the body of the request was in an unknown format - accepted media types "
+                   "include: application/json-patch+json, application/merge-patch+json, "
+                   "application/apply-patch+yaml")
 _CONTINUE_EXPIRED = (
     "The provided continue parameter is too old to display a consistent list result. You can "
     "start a new list without the continue parameter, or use the continue token in this "
@@ -56,7 +64,7 @@ def _ordered_meta(meta: dict[str, Any]) -> dict[str, Any]:
 
 def _shape(rtype: ResourceType, body: dict[str, Any], meta: dict[str, Any]) -> Obj:
     """kind, apiVersion, metadata first (as the apiserver encodes), then the rest."""
-    obj: Obj = {"kind": rtype.kind, "apiVersion": rtype.group_version,
+    obj: Obj = {"kind": rtype.kind, "apiVersion": rtype.stored_group_version,
                 "metadata": _ordered_meta(meta)}
     for key, value in body.items():
         if key not in obj:
@@ -86,6 +94,33 @@ def _pod_status(spec: dict[str, Any]) -> dict[str, Any]:
 def _list_item(obj: Obj) -> Obj:
     """List items come without kind/apiVersion, as etcd-served lists do."""
     return {k: v for k, v in obj.items() if k != "kind" and k != "apiVersion"}
+
+
+def _sorted_keys(value: Any) -> Any:
+    """Custom resources are unstructured: the apiserver writes their keys sorted."""
+    if isinstance(value, dict):
+        return {k: _sorted_keys(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted_keys(v) for v in value]
+    return value
+
+
+def present(rtype: ResourceType, obj: Obj) -> Obj:
+    """A stored object as seen through `rtype`'s version (conversion strategy None)."""
+    if rtype.version == rtype.stored_version or obj.get("kind") == "Status":
+        return obj
+    return dict(obj, apiVersion=rtype.group_version)
+
+
+def _same_but_times(new: Obj, old: Obj) -> bool:
+    """Whether two objects differ in nothing but managedFields timestamps (a no-op apply)."""
+    def strip(obj: Obj) -> Obj:
+        managed = obj["metadata"].get("managedFields") or []
+        meta = dict(obj["metadata"], managedFields=[
+            {k: v for k, v in e.items() if k != "time"} for e in managed if isinstance(e, dict)])
+        return dict(obj, metadata=meta)
+
+    return strip(new) == strip(old)
 
 
 def encode_continue(rv: int, start: str) -> str:
@@ -164,9 +199,8 @@ class Registry:
 
     def get(self, rtype: ResourceType, namespace: str, name: str) -> Obj:
         """GET of one object."""
-        if rtype.namespaced:
-            return self._get_or_404(rtype, namespace, name)
-        return self._get_or_404(rtype, "", name)
+        return present(rtype, self._get_or_404(rtype, namespace if rtype.namespaced else "",
+                                               name))
 
     def list(self, rtype: ResourceType, namespace: str | None, params: dict[str, str]) -> Obj:
         """A list with selectors, paging and resourceVersion semantics (W6-W8)."""
@@ -241,13 +275,24 @@ class Registry:
             items = page
         elif predicate is not None:
             items = [o for o in items if predicate(o)]
+        if rtype.custom:  # unstructured lists: sorted keys, items keep kind/apiVersion
+            meta.setdefault("continue", "")
+            return {"apiVersion": rtype.group_version,
+                    "items": [present(rtype, o) for o in items], "kind": rtype.list_kind,
+                    "metadata": dict(sorted(meta.items()))}
         return {"kind": rtype.list_kind, "apiVersion": rtype.group_version,
                 "metadata": meta, "items": [_list_item(o) for o in items]}
 
     # -- writes --------------------------------------------------------------------
 
-    def create(self, rtype: ResourceType, namespace: str, body: Any) -> Obj:
-        """POST: a new object with server-managed metadata; 201 on success."""
+    def create(self, rtype: ResourceType, namespace: str, body: Any,
+               manager: Manager | None = None,
+               managed_fields: list[dict[str, Any]] | None = None) -> Obj:
+        """POST: a new object with server-managed metadata; 201 on success.
+
+        `manager` records an Update entry in managedFields (None: none recorded);
+        `managed_fields` stores exactly those (what a server-side apply computed).
+        """
         meta = dict(self._check_body(rtype, body))
         body = copy.deepcopy(body)
         if rtype.namespaced:
@@ -284,7 +329,26 @@ class Registry:
             body = copy.deepcopy(body)
             self._prepare_create(rtype, name, meta, body)
             obj = _shape(rtype, body, copy.deepcopy(meta))
-            return self.storage.put(rtype.key, namespace, name, obj)
+            if crds.is_crd(rtype):
+                self._check_crd(obj, None)
+            if managed_fields is not None:
+                managed = managed_fields
+            elif manager is not None:
+                managed = track_update(None, obj, manager, rtype.group_version,
+                                       meta["creationTimestamp"], custom=rtype.custom)
+            else:
+                managed = []
+            if managed:
+                obj["metadata"]["managedFields"] = managed
+            stored = self._put(rtype, namespace, name, obj)
+            if crds.is_crd(rtype):
+                self._establish(rtype, stored)
+            return present(rtype, stored)
+
+    def _put(self, rtype: ResourceType, namespace: str, name: str, obj: Obj) -> Obj:
+        if rtype.custom:
+            obj = _sorted_keys(obj)
+        return self.storage.put(rtype.key, namespace, name, obj)
 
     def _generate_name(self, rtype: ResourceType, namespace: str, prefix: str) -> str:
         prefix = prefix[:58]
@@ -307,11 +371,22 @@ class Registry:
         elif rtype.key == "pods":
             spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
             body["status"] = _pod_status(spec)
+        elif crds.is_crd(rtype):
+            crds.set_defaults(body)
+            body["status"] = crds.initial_status(body)
         elif "status" in rtype.subresources and rtype.key != "nodes":
             body.pop("status", None)
+        if rtype.key == "secrets" and not body.get("type"):
+            body["type"] = "Opaque"  # the API's default
+        spec = body.get("spec")
+        if isinstance(spec, dict) and not rtype.custom:
+            if rtype.group == "apps" and rtype.kind != "DaemonSet":
+                spec.setdefault("replicas", 1)
+            elif rtype.key == "services":
+                spec.setdefault("type", "ClusterIP")
 
     def update(self, rtype: ResourceType, namespace: str, name: str, body: Any,
-               subresource: str = "") -> Obj:
+               subresource: str = "", manager: Manager | None = None) -> Obj:
         """PUT: replace (or replace the status), with optimistic concurrency."""
         meta = self._check_body(rtype, body)
         if meta.get("name") and meta["name"] != name:
@@ -323,10 +398,12 @@ class Registry:
                                      "namespace sent on the request")
         with self.storage.lock:
             old = self._get_or_404(rtype, ns, name)
-            return self._replace(rtype, ns, name, old, copy.deepcopy(body), subresource)
+            return present(rtype, self._replace(rtype, ns, name, old, copy.deepcopy(body),
+                                                subresource, manager))
 
     def _replace(self, rtype: ResourceType, ns: str, name: str, old: Obj,
-                 body: dict[str, Any], subresource: str) -> Obj:
+                 body: dict[str, Any], subresource: str, manager: Manager | None = None,
+                 managed_fields: list[dict[str, Any]] | None = None) -> Obj:
         meta = dict(body.get("metadata") or {})
         old_meta = old["metadata"]
         wanted_rv = meta.get("resourceVersion")
@@ -337,11 +414,13 @@ class Registry:
                 rtype.plural, name, rtype.group,
                 f"Precondition failed: UID in precondition: {meta['uid']}, UID in object meta: "
                 f"{old_meta['uid']}")
+        requested = meta.pop("managedFields", None)
         if subresource == "status":
             new_body = {k: v for k, v in old.items() if k != "status"}
             if "status" in body:
                 new_body["status"] = body["status"]
             meta = dict(old_meta)
+            requested = None
         else:
             new_body = dict(body)
             if "status" in rtype.subresources and rtype.key != "nodes":
@@ -360,7 +439,6 @@ class Registry:
             else:
                 meta.pop("namespace", None)
             meta.pop("selfLink", None)
-            meta.pop("managedFields", None)
             causes = validate_metadata(rtype.plural, meta)
             if causes:
                 raise errors.invalid(rtype.kind, name, causes, rtype.group)
@@ -370,59 +448,250 @@ class Registry:
                     "FieldValueForbidden", "metadata.finalizers",
                     "Forbidden: no new finalizers can be added if the object is being deleted")],
                     rtype.group)
+            if old_meta.get("managedFields") is not None:
+                meta["managedFields"] = old_meta["managedFields"]
         if rtype.key == "namespaces":
             labels = dict(meta.get("labels") or {})
             labels["kubernetes.io/metadata.name"] = name
             meta["labels"] = labels
         meta["resourceVersion"] = old_meta["resourceVersion"]
         new = _shape(rtype, new_body, meta)
-        new["kind"], new["apiVersion"] = rtype.kind, rtype.group_version
+        new["kind"], new["apiVersion"] = rtype.kind, rtype.stored_group_version
+        if crds.is_crd(rtype) and subresource != "status":
+            crds.set_defaults(new)
+            self._check_crd(new, old)
         if rtype.has_generation and _content(new) != _content(old):
             new["metadata"]["generation"] = int(old_meta.get("generation") or 1) + 1
             new["metadata"] = _ordered_meta(new["metadata"])
-        if new == old:
+        self._set_managed(rtype, old, new, manager, managed_fields, requested)
+        if new == old or (managed_fields is not None and _same_but_times(new, old)):
             return old  # a no-op update: no new resourceVersion, no event
         if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
-            self.storage.put(rtype.key, ns, name, new)
-            return self.storage.delete(rtype.key, ns, name) or new
-        return self.storage.put(rtype.key, ns, name, new)
+            self._put(rtype, ns, name, new)
+            final = self.storage.delete(rtype.key, ns, name)
+            if final is not None:
+                self._removed(rtype, final)
+            return final or new
+        stored = self._put(rtype, ns, name, new)
+        if crds.is_crd(rtype):
+            stored = self._crd_written(rtype, stored, subresource != "status")
+        return stored
+
+    def _set_managed(self, rtype: ResourceType, old: Obj, new: Obj, manager: Manager | None,
+                     managed_fields: list[dict[str, Any]] | None, requested: Any) -> None:
+        """managedFields of `new`: given (apply), tracked (an Update by `manager`), or the
+        request's own when it replaced them. `[{}]` strips them all (the documented reset);
+        `[]` counts as not set."""
+        old_managed = old["metadata"].get("managedFields")
+        replaced = bool(requested) and isinstance(requested, list) and requested != old_managed
+        if requested == [{}] and managed_fields is None:
+            managed: Any = []
+        elif managed_fields is not None:
+            managed = managed_fields
+        elif manager is not None:
+            managed = track_update(old, new, manager, rtype.group_version, now_rfc3339(),
+                                   requested if replaced else None, rtype.custom)
+        else:
+            managed = requested if replaced else old_managed
+        meta = dict(new["metadata"])
+        meta.pop("managedFields", None)
+        if managed:
+            meta["managedFields"] = managed
+        new["metadata"] = _ordered_meta(meta)
 
     def patch(self, rtype: ResourceType, namespace: str, name: str, patch_type: str,
-              patch: Any, subresource: str = "") -> Obj:
-        """PATCH with merge, JSON or strategic merge patch."""
+              patch: Any, subresource: str = "", manager: Manager | None = None) -> Obj:
+        """PATCH with merge, JSON or strategic merge patch (not strategic on CRs: 415)."""
+        if rtype.custom and patch_type == STRATEGIC_PATCH:
+            raise errors.unsupported_media_type(_CR_PATCH_TYPES)
         ns = namespace if rtype.namespaced else ""
         with self.storage.lock:
             old = self._get_or_404(rtype, ns, name)
-            try:
-                if patch_type == MERGE_PATCH:
-                    if not isinstance(patch, dict):
-                        raise PatchFormatError("merge patch must be a JSON object")
-                    new = merge_patch(old, patch)
-                elif patch_type == JSON_PATCH:
-                    new = json_patch(old, patch)
-                elif patch_type == STRATEGIC_PATCH:
-                    if not isinstance(patch, dict):
-                        raise PatchFormatError("strategic merge patch must be a JSON object")
-                    new = strategic_merge_patch(old, patch, rtype.kind)
-                else:
-                    raise errors.unsupported_media_type()
-            except PatchFormatError as exc:
-                raise errors.bad_request(str(exc)) from None
-            except PatchError:
-                raise errors.StatusError(errors.status_body(
-                    422, "Invalid",
-                    "the server rejected our request due to an error in our request",
-                    {})) from None
-            if not isinstance(new, dict):
-                raise errors.bad_request("the patched object is not a JSON object")
-            new = copy.deepcopy(new)
+            new = self._patched(rtype, present(rtype, old), patch_type, patch)
             meta = new.get("metadata")
             if not isinstance(meta, dict):
                 raise errors.bad_request("metadata must be an object")
             if meta.get("name") != name:
                 raise errors.bad_request(f"the name of the object ({meta.get('name')}) does not "
                                          f"match the name on the URL ({name})")
-            return self._replace(rtype, ns, name, old, new, subresource)
+            return present(rtype, self._replace(rtype, ns, name, old, new, subresource,
+                                                manager))
+
+    @staticmethod
+    def _patched(rtype: ResourceType, target: Obj, patch_type: str, patch: Any) -> Obj:
+        try:
+            if patch_type == MERGE_PATCH:
+                if not isinstance(patch, dict):
+                    raise PatchFormatError("merge patch must be a JSON object")
+                new = merge_patch(target, patch)
+            elif patch_type == JSON_PATCH:
+                new = json_patch(target, patch)
+            elif patch_type == STRATEGIC_PATCH:
+                if not isinstance(patch, dict):
+                    raise PatchFormatError("strategic merge patch must be a JSON object")
+                new = strategic_merge_patch(target, patch, rtype.kind)
+            else:
+                raise errors.unsupported_media_type()
+        except PatchFormatError as exc:
+            raise errors.bad_request(str(exc)) from None
+        except PatchError:
+            raise errors.StatusError(errors.status_body(
+                422, "Invalid", "the server rejected our request due to an error in our request",
+                {})) from None
+        if not isinstance(new, dict):
+            raise errors.bad_request("the patched object is not a JSON object")
+        return copy.deepcopy(new)
+
+    def apply(self, rtype: ResourceType, namespace: str, name: str, config: Any,
+              manager: Manager, force: bool = False, subresource: str = ""
+              ) -> tuple[Obj, bool]:
+        """Server-side apply (PATCH application/apply-patch+yaml): (object, created).
+
+        Creates the object when it is missing; otherwise merges the configuration into it
+        and records field ownership (see kubenb.server.apply), 409 on conflicts.
+        """
+        if not isinstance(config, dict):
+            raise errors.bad_request("error decoding patch: the apply configuration must be "
+                                     "an object")
+        for key in ("apiVersion", "kind"):
+            if not config.get(key):
+                raise errors.bad_request(
+                    f"Object '{'Kind' if key == 'kind' else 'apiVersion'}' is missing in the "
+                    "apply configuration; server-side apply needs apiVersion and kind")
+        meta = self._check_body(rtype, config)
+        if meta.get("name") and meta["name"] != name:
+            raise errors.bad_request(f"the name of the object ({meta['name']}) does not match "
+                                     f"the name on the URL ({name})")
+        ns = namespace if rtype.namespaced else ""
+        if rtype.namespaced and meta.get("namespace") and meta["namespace"] != ns:
+            raise errors.bad_request("the namespace of the provided object does not match the "
+                                     "namespace sent on the request")
+        applied = copy.deepcopy(config)
+        applied["metadata"] = dict(applied.get("metadata") or {}, name=name)
+        if rtype.namespaced:
+            applied["metadata"]["namespace"] = ns
+        if subresource == "status":
+            applied = {k: v for k, v in applied.items() if k in (
+                "apiVersion", "kind", "metadata", "status")}
+            applied["metadata"] = {"name": name}
+        elif "status" in rtype.subresources and rtype.key != "nodes":
+            applied.pop("status", None)
+        if rtype.custom:
+            def merge(live: Obj, cfg: Obj) -> Obj:
+                return merge_patch(live, cfg)
+        else:
+            def merge(live: Obj, cfg: Obj) -> Obj:
+                return strategic_merge_patch(live, cfg, rtype.kind)
+        now = now_rfc3339()
+        with self.storage.lock:
+            live = self.storage.get(rtype.key, ns, name)
+            if live is None:
+                if subresource:
+                    raise errors.not_found(rtype.plural, name, rtype.group)
+                obj, managed = server_side_apply(None, applied, manager, rtype.group_version,
+                                                 now, merge, force, rtype.custom)
+                return self.create(rtype, ns, obj, managed_fields=managed), True
+            merged, managed = server_side_apply(present(rtype, live), applied, manager,
+                                                rtype.group_version, now, merge, force,
+                                                rtype.custom)
+            new = self._replace(rtype, ns, name, live, copy.deepcopy(merged), subresource,
+                                managed_fields=managed)
+            return present(rtype, new), False
+
+    # -- /scale ----------------------------------------------------------------------------
+
+    def get_scale(self, rtype: ResourceType, namespace: str, name: str) -> Obj:
+        """GET /scale: the autoscaling/v1 Scale of a workload or scalable custom resource."""
+        return scale_of(rtype, self.get(rtype, namespace, name))
+
+    def update_scale(self, rtype: ResourceType, namespace: str, name: str, body: Any,
+                     manager: Manager | None = None) -> Obj:
+        """PUT /scale: set the desired replicas (optimistic concurrency on the parent)."""
+        ns = namespace if rtype.namespaced else ""
+        with self.storage.lock:
+            old = self._get_or_404(rtype, ns, name)
+            return self._write_scale(rtype, ns, name, old, body, manager)
+
+    def patch_scale(self, rtype: ResourceType, namespace: str, name: str, patch_type: str,
+                    patch: Any, manager: Manager | None = None) -> Obj:
+        """PATCH /scale (what `kubectl scale` sends): the patch applies to the Scale."""
+        ns = namespace if rtype.namespaced else ""
+        with self.storage.lock:
+            old = self._get_or_404(rtype, ns, name)
+            current = scale_of(rtype, present(rtype, old))
+            if patch_type == STRATEGIC_PATCH:
+                patch_type = MERGE_PATCH  # Scale has no list fields: the same result
+            body = self._patched(rtype, current, patch_type, patch)
+            return self._write_scale(rtype, ns, name, old, body, manager)
+
+    def _write_scale(self, rtype: ResourceType, ns: str, name: str, old: Obj, body: Any,
+                     manager: Manager | None) -> Obj:
+        if not isinstance(body, dict):
+            raise errors.bad_request("the object provided is unrecognized (must be of type "
+                                     "Scale): expected an object")
+        if (body.get("kind") and body["kind"] != "Scale") or (
+                body.get("apiVersion") and body["apiVersion"] != "autoscaling/v1"):
+            raise errors.bad_request(
+                f'{body.get("kind") or "Scale"} in version "{body.get("apiVersion")}" cannot '
+                "be handled as a Scale: no kind is registered for that version")
+        meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+        if meta.get("name") and meta["name"] != name:
+            raise errors.bad_request(f"the name of the object ({meta['name']}) does not match "
+                                     f"the name on the URL ({name})")
+        replicas = (body.get("spec") or {}).get("replicas", 0)
+        if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+            raise errors.invalid("Scale", name, [errors.cause(
+                "FieldValueInvalid", "spec.replicas",
+                f"Invalid value: {json.dumps(replicas)}: must be greater than or equal to 0")],
+                "autoscaling")
+        parent = with_replicas(rtype, present(rtype, old), replicas)
+        parent["metadata"]["resourceVersion"] = meta.get("resourceVersion") or old[
+            "metadata"]["resourceVersion"]
+        if manager is not None:
+            manager = Manager(manager.name, manager.operation, "scale")
+        new = self._replace(rtype, ns, name, old, parent, "", manager)
+        return scale_of(rtype, present(rtype, new))
+
+    # -- CustomResourceDefinitions ------------------------------------------------------------
+
+    def _check_crd(self, crd: Obj, old: Obj | None) -> None:
+        causes = crds.validate(crd, old)
+        if causes:
+            raise errors.invalid(crds.KIND, str(crd["metadata"].get("name", "")), causes,
+                                 crds.GROUP)
+
+    def _establish(self, rtype: ResourceType, crd: Obj) -> Obj:
+        """What the apiextensions controllers do after a create: accept the names, then
+        establish the CRD (each a status write watchers see), then serve it."""
+        name = crd["metadata"]["name"]
+        conflict = crds.name_conflict(crd, self.types)
+        current = crd
+        for status in crds.establishing_statuses(crd, conflict, now_rfc3339()):
+            current = self._replace(rtype, "", name, current, dict(current, status=status),
+                                    "status", Manager("kube-apiserver", subresource="status"))
+        return current
+
+    def _crd_written(self, rtype: ResourceType, crd: Obj, spec_changed: bool) -> Obj:
+        if spec_changed:
+            status = crds.renamed_status(crd)
+            if status is not None:
+                return self._replace(rtype, "", crd["metadata"]["name"], crd,
+                                     dict(crd, status=status), "status",
+                                     Manager("kube-apiserver", subresource="status"))
+        self.types.replace_crd(crd["metadata"]["name"], crds.served_types(crd))
+        return crd
+
+    def _removed(self, rtype: ResourceType, final: Obj) -> None:
+        """Called once an object is gone from storage; a CRD takes its objects with it."""
+        if not crds.is_crd(rtype):
+            return
+        name = final["metadata"]["name"]
+        spec = final.get("spec") or {}
+        key = f"{(spec.get('names') or {}).get('plural')}.{spec.get('group')}"
+        for obj in self.storage.list(key, None)[0]:
+            meta = obj["metadata"]
+            self.storage.delete(key, meta.get("namespace", ""), meta["name"])
+        self.types.replace_crd(name, [])
 
     def delete(self, rtype: ResourceType, namespace: str, name: str,
                options: dict[str, Any]) -> Obj:
@@ -456,11 +725,13 @@ class Registry:
                     return old
                 marked = dict(old, metadata=_ordered_meta(dict(
                     meta, deletionTimestamp=now_rfc3339(), deletionGracePeriodSeconds=0)))
-                return self.storage.put(rtype.key, ns, name, marked)
+                return present(rtype, self._put(rtype, ns, name, marked))
             if rtype.key == "namespaces":
                 return self._delete_namespace(name, old)
             final = self.storage.delete(rtype.key, ns, name)
             assert final is not None
+            self._removed(rtype, final)
+            final = present(rtype, final)
             if rtype.returns_deleted_object:
                 shown = dict(final, metadata=_ordered_meta(dict(
                     final["metadata"], deletionTimestamp=now_rfc3339(),
@@ -493,7 +764,8 @@ class Registry:
                 if predicate is None or predicate(obj):
                     meta = obj["metadata"]
                     result = self.delete(rtype, meta.get("namespace", ""), meta["name"], options)
-                    deleted.append(obj if result.get("kind") == "Status" else result)
+                    deleted.append(present(rtype, obj) if result.get("kind") == "Status"
+                                   else result)
             rv = self.storage.resource_version
         return {"kind": rtype.list_kind, "apiVersion": rtype.group_version,
                 "metadata": {"resourceVersion": str(rv)}, "items": deleted}
@@ -503,7 +775,7 @@ class Registry:
         if self.storage.get("namespaces", "", name) is None:
             ns_type = self.types.lookup("", "v1", "namespaces")
             assert ns_type is not None
-            self.create(ns_type, "", {"metadata": {"name": name}})
+            self.create(ns_type, "", {"metadata": {"name": name}}, manager=_SYSTEM)
 
 
 def _int_param(params: dict[str, str], name: str, default: int) -> int:

@@ -3,19 +3,33 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import socket
 import tempfile
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
+from kubenb.clock import Clock
+from kubenb.server.churn import Churn, seed_objects
+from kubenb.server.faults import Faults
 from kubenb.server.handlers import ApiHandler
 from kubenb.server.http import KubeHTTPServer
 from kubenb.server.kubeconfig import write_kubeconfig
 from kubenb.server.resources import ResourceRegistry
 from kubenb.server.rest import SYSTEM_NAMESPACES, Registry
 from kubenb.server.storage import Storage
+from kubenb.server.tls import (
+    SERVING_NAMES,
+    CertBundle,
+    TLSSetupError,
+    generate_self_signed,
+    load_user_certificate,
+)
+
+_WILDCARDS = ("", "0.0.0.0")
 
 
 class EmbeddedServer:
@@ -25,6 +39,12 @@ class EmbeddedServer:
     `history_window` events are kept for watches and Exact/paged lists. Stop it (or
     leave the `with` block) to end every watch, close every connection and join every
     thread it started.
+
+    `token` requires `Authorization: Bearer <token>` (401 without it). `tls=True` serves
+    HTTPS with a throwaway CA made for this server (`ca_pem`, `ca_path`, and the
+    kubeconfig's certificate-authority-data); `tls=(certfile, keyfile)` serves your own
+    certificate, with `tls_ca=` naming the CA clients should trust (else the system's).
+    `faults` holds the fault switches; `churn()` and `seed_objects()` make it move.
     """
 
     def __init__(
@@ -36,16 +56,21 @@ class EmbeddedServer:
         bookmark_interval: float = 60.0,
         too_large_rv_wait: float = 3.0,
         max_watch_buffer: int = 100_000,
+        tls: bool | tuple[str | os.PathLike[str], str | os.PathLike[str]] = False,
+        tls_ca: str | os.PathLike[str] | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self._token = token
+        self._certs = _certificates(host, tls, tls_ca)
         self.bookmark_interval = bookmark_interval
         self.storage = Storage(history_window=history_window, max_watch_buffer=max_watch_buffer)
         self.types = ResourceRegistry()
         self.registry = Registry(self.storage, self.types, too_large_rv_wait=too_large_rv_wait)
         for namespace in SYSTEM_NAMESPACES:
             self.registry.ensure_namespace(namespace)
+        self.faults = Faults(self.storage, self.types)
+        self._churns: list[Churn] = []
         self._stop = threading.Event()
         self._httpd: KubeHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -55,7 +80,8 @@ class EmbeddedServer:
 
     def __repr__(self) -> str:
         state = f"url={self.url!r}" if self._httpd else "stopped"
-        return f"EmbeddedServer({state}, auth={'token' if self._token else 'none'})"
+        tls = f", tls={self._certs.backend}" if self._certs else ""
+        return f"EmbeddedServer({state}, auth={'token' if self._token else 'none'}{tls})"
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -66,10 +92,12 @@ class EmbeddedServer:
                 return self
             self._stop.clear()
             app = ApiHandler(self.storage, self.types, self.registry, self._stop,
-                             token=self._token, bookmark_interval=self.bookmark_interval)
-            httpd = KubeHTTPServer((self.host, self.port), app)
+                             token=self._token, bookmark_interval=self.bookmark_interval,
+                             faults=self.faults)
+            context = self._certs.server_context() if self._certs else None
+            httpd = KubeHTTPServer((self.host, self.port), app, ssl_context=context)
             bound_port = httpd.server_address[1]
-            app.server_address = f"{self.host}:{bound_port}"
+            app.server_address = f"{self._client_host}:{bound_port}"
             self._httpd = httpd
             self._thread = threading.Thread(target=httpd.serve_forever,
                                             kwargs={"poll_interval": 0.5},
@@ -77,24 +105,32 @@ class EmbeddedServer:
                                             daemon=True)
             self._thread.start()
             self._tmpdir = Path(tempfile.mkdtemp(prefix="kubenb-server-"))
+            if self.ca_pem:
+                (self._tmpdir / "ca.crt").write_bytes(self.ca_pem)
             self._kubeconfig = write_kubeconfig(self._tmpdir / "kubeconfig", self.url,
-                                                self._token)
+                                                self._token, self.ca_pem)
             return self
 
     def stop(self, timeout: float = 5.0) -> None:
-        """End watches, close connections, join all threads, remove the temp dir."""
+        """Stop churn, end watches, close connections, join all threads, remove the
+        temp dir."""
+        with self._lock:
+            churns = list(self._churns)
+        for churn in churns:
+            churn.stop(timeout)
         with self._lock:
             httpd, thread = self._httpd, self._thread
             if httpd is None:
                 return
             self._stop.set()
+            self.faults.release()
             self.storage.close_all_watches()
             stopper = threading.Thread(target=httpd.shutdown, name="kubenb-server-stopper",
                                        daemon=True)
             stopper.start()
             # shutdown() waits for the serve loop's next poll; a connection wakes it now.
             with contextlib.suppress(OSError), socket.create_connection(
-                    (self.host, httpd.server_address[1]), timeout=1):
+                    (self._client_host, httpd.server_address[1]), timeout=1):
                 pass
             stopper.join(timeout)
             if thread is not None:
@@ -124,11 +160,35 @@ class EmbeddedServer:
         return self._httpd is not None
 
     @property
+    def _client_host(self) -> str:
+        """Where a local client connects (a wildcard bind is reached on loopback)."""
+        return "127.0.0.1" if self.host in _WILDCARDS else self.host
+
+    @property
     def url(self) -> str:
-        """`http://host:port` of the running server."""
+        """`http(s)://host:port` of the running server."""
         if self._httpd is None:
             raise RuntimeError("the server is not running; call start() first")
-        return f"http://{self.host}:{self._httpd.server_address[1]}"
+        scheme = "https" if self._certs else "http"
+        return f"{scheme}://{self._client_host}:{self._httpd.server_address[1]}"
+
+    @property
+    def tls(self) -> bool:
+        """Whether the server speaks HTTPS."""
+        return self._certs is not None
+
+    @property
+    def ca_pem(self) -> bytes | None:
+        """The CA certificate (PEM) clients should trust; None without TLS, or for a
+        user certificate given without `tls_ca`."""
+        return self._certs.ca_pem if self._certs else None
+
+    @property
+    def ca_path(self) -> str | None:
+        """A file holding `ca_pem` while the server runs (for `requests`' `verify=`)."""
+        if self._tmpdir is None or not self.ca_pem:
+            return None
+        return str(self._tmpdir / "ca.crt")
 
     @property
     def kubeconfig_path(self) -> str:
@@ -139,14 +199,55 @@ class EmbeddedServer:
 
     def write_kubeconfig(self, path: str) -> str:
         """Write a kubeconfig for this server to `path` (kept after stop)."""
-        return str(write_kubeconfig(path, self.url, self._token))
+        return str(write_kubeconfig(path, self.url, self._token, self.ca_pem))
 
     # -- instruments -----------------------------------------------------------------
 
     def drop_watches(self) -> int:
-        """End every open watch now (clients see the stream close); returns how many."""
-        return self.storage.close_all_watches()
+        """End every open watch now (clients see the stream close); returns how many.
+        Same as `faults.drop_watches()`."""
+        return self.faults.drop_watches()
 
     def compact(self) -> int:
-        """Forget the event history, so resumes from older RVs get 410; returns the RV."""
-        return self.storage.compact()
+        """Forget the event history, so resumes from older RVs get 410; returns the RV.
+        Same as `faults.compact()`."""
+        return self.faults.compact()
+
+    def churn(self, rate: float = 100.0, kinds: Sequence[str] = ("configmaps", "pods"),
+              namespaces: Sequence[str] = ("default",), seed: int = 0,
+              max_objects: int = 200, kubelet: bool = True, kubelet_delay: float = 1.0,
+              clock: Clock | None = None) -> Churn:
+        """A churn generator over this server's objects (not started: call `start()`, use
+        it as a context manager, or `run(n)`). `stop()` of the server stops it too."""
+        churn = Churn(self.registry, rate=rate, kinds=kinds, namespaces=namespaces,
+                      seed=seed, max_objects=max_objects, kubelet=kubelet,
+                      kubelet_delay=kubelet_delay, clock=clock)
+        with self._lock:
+            self._churns.append(churn)
+        return churn
+
+    def seed_objects(self, n: int, kind: str = "pods", namespace: str = "default",
+                     seed: int = 0, running: bool = True) -> list[str]:
+        """Create `n` realistic objects fast (pods come bound and Running unless
+        `running=False`); returns their names."""
+        return seed_objects(self.registry, n, kind, namespace, seed, running)
+
+
+def _certificates(host: str, tls: bool | tuple[str | os.PathLike[str], str | os.PathLike[str]],
+                  tls_ca: str | os.PathLike[str] | None) -> CertBundle | None:
+    """The serving certificate for `tls=` (made now, so `ca_pem` is known before start)."""
+    if tls is False or tls is None:
+        if tls_ca is not None:
+            raise TLSSetupError("tls_ca= was given without tls=(certfile, keyfile)")
+        return None
+    if tls is True:
+        if tls_ca is not None:
+            raise TLSSetupError("tls_ca= goes with tls=(certfile, keyfile); with tls=True "
+                                "the server makes its own CA")
+        names = list(SERVING_NAMES)
+        if host not in _WILDCARDS and host not in names:
+            names.append(host)
+        return generate_self_signed(names)
+    if isinstance(tls, (tuple, list)) and len(tls) == 2:
+        return load_user_certificate(tls[0], tls[1], tls_ca)
+    raise TLSSetupError(f"tls= must be True, False or (certfile, keyfile), not {tls!r}")

@@ -273,6 +273,15 @@ class Storage:
             self._oldest_rv = self._rv
             return self._rv
 
+    def advance_revision(self) -> int:
+        """Take the next revision without changing any object (as the apiserver's
+        compactor write moves etcd's revision); returns it. Used by the "expire
+        continue tokens" fault so tokens issued after it carry a newer RV."""
+        with self.lock:
+            self._rv += 1
+            self._changed.notify_all()
+            return self._rv
+
     def iter_all(self) -> Iterator[tuple[str, str, str, Obj]]:
         """Every stored (resource, namespace, name, object); a snapshot."""
         with self.lock:

@@ -1,0 +1,463 @@
+"""Field ownership (`metadata.managedFields`) and server-side apply, simplified honestly.
+
+The real apiserver runs structured-merge-diff over typed schemas. Here ownership is a
+set of field paths per manager, computed from plain dicts:
+
+- A path is a tuple of FieldsV1 elements: `f:<field>` for a map key, `k:{"name":"app"}`
+  for an item of a list merged by key (containers by name, ports by containerPort and
+  protocol, ...). Every other list is atomic: one path owns the whole list.
+- An *Update* (POST, PUT, a merge/JSON/strategic patch) gives its manager the paths whose
+  values it added or changed and takes them from every other manager; it never conflicts.
+- An *Apply* (PATCH `application/apply-patch+yaml`) makes its manager own exactly the
+  paths of the applied configuration. Setting a field another manager owns to a different
+  value is a 409 Conflict unless `force=true`, which moves ownership. Fields the applier
+  owned before, no longer applies and nobody else owns are removed from the object.
+- Paths that no longer exist in the object are dropped from every manager; managers left
+  with nothing are dropped.
+
+Simplified: no schemas, so lists are keyed only by the built-in merge keys below (custom
+resources' lists are atomic); FieldsV1 marks a map with "." when an Update created it,
+which differs from the real server for a few struct-typed fields; conflicts are found on
+leaf fields only; the applied configuration is not defaulted before it is compared.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from kubenb.server import errors
+
+Obj = dict[str, Any]
+Path = tuple[str, ...]
+
+APPLY = "Apply"
+UPDATE = "Update"
+
+# The list fields merged by key (SSA's `listMapKeys`); composite keys in order.
+_LIST_KEYS: dict[str, tuple[str, ...]] = {
+    "containers": ("name",), "initContainers": ("name",), "ephemeralContainers": ("name",),
+    "env": ("name",), "volumes": ("name",), "volumeMounts": ("mountPath",),
+    "volumeDevices": ("devicePath",), "imagePullSecrets": ("name",),
+    "conditions": ("type",), "hostAliases": ("ip",), "ownerReferences": ("uid",),
+    "ports": ("containerPort", "protocol"),
+}
+_SERVICE_PORT_KEYS = ("port", "protocol")
+_UNMARKED_LISTS = ("containers", "initContainers")  # required fields: FieldsV1 has no "."
+_META_IGNORED = ("name", "namespace", "uid", "resourceVersion", "generation",
+                 "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+                 "managedFields", "selfLink")
+
+
+@dataclass(frozen=True)
+class Manager:
+    """Who is writing: the fieldManager, the operation and the subresource."""
+
+    name: str
+    operation: str = UPDATE
+    subresource: str = ""
+
+    def identity(self) -> tuple[str, str, str]:
+        return (self.name, self.operation, self.subresource)
+
+
+@dataclass
+class _Entry:
+    manager: str
+    operation: str
+    api_version: str
+    time: str
+    subresource: str
+    paths: set[Path]
+
+    def identity(self) -> tuple[str, str, str]:
+        return (self.manager, self.operation, self.subresource)
+
+    def describe(self) -> str:
+        """The manager as conflict messages name it (the apiserver's `printManager`)."""
+        text = json.dumps(self.manager)
+        if self.subresource:
+            text += f" with subresource {json.dumps(self.subresource)}"
+        if self.operation == UPDATE:
+            text += f" using {self.api_version}"
+        return text
+
+
+# -- list keys and path elements ----------------------------------------------------------
+
+
+def _list_key(field: str, items: list[Any], kind: str, custom: bool) -> tuple[str, ...] | None:
+    if custom or not items or not all(isinstance(i, dict) for i in items):
+        return None
+    keys = _SERVICE_PORT_KEYS if field == "ports" and kind == "Service" else _LIST_KEYS.get(
+        field)
+    if keys is None or not all(keys[0] in item for item in items):
+        return None
+    return keys
+
+
+def _item_element(item: dict[str, Any], keys: tuple[str, ...]) -> str:
+    key = {k: item[k] for k in keys if k in item}
+    return "k:" + json.dumps(key, separators=(",", ":"), sort_keys=True)
+
+
+def _find_item(items: list[Any], element: str) -> int | None:
+    try:
+        wanted = json.loads(element[2:])
+    except ValueError:
+        return None
+    for index, item in enumerate(items):
+        if isinstance(item, dict) and all(item.get(k) == v for k, v in wanted.items()):
+            return index
+    return None
+
+
+def path_string(path: Path) -> str:
+    """A path as structured-merge-diff prints it: `.spec.containers[name="app"].image`."""
+    out = []
+    for element in path:
+        if element.startswith("f:"):
+            out.append("." + element[2:])
+        elif element.startswith("k:"):
+            try:
+                key = json.loads(element[2:])
+                out.append("[" + ",".join(f"{k}={json.dumps(v)}" for k, v in key.items())
+                           + "]")
+            except ValueError:
+                out.append(f"[{element[2:]}]")
+        elif element.startswith("v:"):
+            out.append(f"[={element[2:]}]")
+        elif element.startswith("i:"):
+            out.append(f"[{element[2:]}]")
+    return "".join(out)
+
+
+# -- paths of values -----------------------------------------------------------------------
+
+
+class _Ctx:
+    def __init__(self, kind: str, custom: bool) -> None:
+        self.kind = kind
+        self.custom = custom
+
+
+def _all_paths(value: Any, prefix: Path, ctx: _Ctx, mark: bool, field: str = "") -> set[Path]:
+    """Every path of a value an Update added (maps marked with "." when `mark`)."""
+    if isinstance(value, dict):
+        if not value:
+            return {prefix}
+        out = {prefix} if mark else set()
+        for key, child in value.items():
+            out |= _all_paths(child, (*prefix, f"f:{key}"), ctx, True, key)
+        return out
+    if isinstance(value, list):
+        keys = _list_key(field, value, ctx.kind, ctx.custom)
+        if keys is None:
+            return {prefix}
+        out = {prefix} if field not in _UNMARKED_LISTS else set()
+        for item in value:
+            item_path = (*prefix, _item_element(item, keys))
+            out.add(item_path)
+            for key, child in item.items():
+                out |= _all_paths(child, (*item_path, f"f:{key}"), ctx, True, key)
+        return out
+    return {prefix}
+
+
+def _config_paths(value: Any, prefix: Path, ctx: _Ctx, field: str = "") -> set[Path]:
+    """The paths an applied configuration sets: its leaves and its keyed list items."""
+    if isinstance(value, dict):
+        if not value:
+            return {prefix}
+        out: set[Path] = set()
+        for key, child in value.items():
+            out |= _config_paths(child, (*prefix, f"f:{key}"), ctx, key)
+        return out
+    if isinstance(value, list):
+        keys = _list_key(field, value, ctx.kind, ctx.custom)
+        if keys is None:
+            return {prefix}
+        out = set()
+        for item in value:
+            item_path = (*prefix, _item_element(item, keys))
+            out.add(item_path)
+            for key, child in item.items():
+                out |= _config_paths(child, (*item_path, f"f:{key}"), ctx, key)
+        return out
+    return {prefix}
+
+
+def _diff(old: Any, new: Any, prefix: Path, ctx: _Ctx, field: str, mark: bool,
+          changed: set[Path]) -> None:
+    """Collect the paths an Update added or changed going from `old` to `new`."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key, child in new.items():
+            path = (*prefix, f"f:{key}")
+            if key not in old:
+                changed |= _all_paths(child, path, ctx, True, key)
+            else:
+                _diff(old[key], child, path, ctx, key, True, changed)
+        return
+    if isinstance(old, list) and isinstance(new, list):
+        keys = _list_key(field, old + new, ctx.kind, ctx.custom)
+        if keys is not None:
+            before = {_item_element(i, keys): i for i in old}
+            for item in new:
+                element = _item_element(item, keys)
+                item_path = (*prefix, element)
+                if element not in before:
+                    changed.add(item_path)
+                    for key, child in item.items():
+                        changed |= _all_paths(child, (*item_path, f"f:{key}"), ctx, True, key)
+                else:
+                    _diff(before[element], item, item_path, ctx, "", True, changed)
+            return
+    if old != new:
+        changed |= _all_paths(new, prefix, ctx, mark, field)
+
+
+def _owned_view(obj: Obj) -> Obj:
+    """The part of an object fields are tracked in (no apiVersion/kind, no server metadata)."""
+    out = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    tracked = {k: v for k, v in meta.items() if k not in _META_IGNORED}
+    if tracked:
+        out["metadata"] = tracked
+    return out
+
+
+def _top_paths(old: Obj | None, new: Obj, ctx: _Ctx) -> set[Path]:
+    changed: set[Path] = set()
+    before = _owned_view(old) if old is not None else {}
+    for key, value in _owned_view(new).items():
+        # Typed objects' metadata/spec/status are structs (no "." in FieldsV1); their
+        # top-level maps (data, binaryData, ...) and every field of a custom resource are not.
+        mark = key != "metadata" and (ctx.custom or key not in ("spec", "status"))
+        path: Path = (f"f:{key}",)
+        if key not in before:
+            changed |= _all_paths(value, path, ctx, mark, key)
+        else:
+            _diff(before[key], value, path, ctx, key, mark, changed)
+    return changed
+
+
+# -- lookups in objects ---------------------------------------------------------------------
+
+
+def _lookup(obj: Any, path: Path) -> tuple[bool, Any]:
+    node = obj
+    for element in path:
+        if element.startswith("f:") and isinstance(node, dict) and element[2:] in node:
+            node = node[element[2:]]
+        elif element.startswith("k:") and isinstance(node, list):
+            index = _find_item(node, element)
+            if index is None:
+                return False, None
+            node = node[index]
+        else:
+            return False, None
+    return True, node
+
+
+def _remove(obj: Any, path: Path) -> None:
+    found, parent = _lookup(obj, path[:-1])
+    if not found:
+        return
+    last = path[-1]
+    if last.startswith("f:") and isinstance(parent, dict):
+        parent.pop(last[2:], None)
+    elif last.startswith("k:") and isinstance(parent, list):
+        index = _find_item(parent, last)
+        if index is not None:
+            del parent[index]
+
+
+# -- managedFields encoding -----------------------------------------------------------------
+
+
+def encode_fields(paths: Iterable[Path]) -> dict[str, Any]:
+    """A path set as a FieldsV1 tree ("." marks a node that is itself owned)."""
+    root: dict[str, Any] = {}
+    members: set[Path] = set(paths)
+    for path in sorted(members):
+        node = root
+        for element in path:
+            node = node.setdefault(element, {})
+
+    def mark(node: dict[str, Any], prefix: Path) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if node and prefix in members:
+            out["."] = {}
+        for element in sorted(node):
+            out[element] = mark(node[element], (*prefix, element))
+        return out
+    return mark(root, ())
+
+
+def decode_fields(tree: Any, prefix: Path = ()) -> set[Path]:
+    """The path set of a FieldsV1 tree (malformed parts are ignored)."""
+    out: set[Path] = set()
+    if not isinstance(tree, dict):
+        return out
+    for element, child in tree.items():
+        if element == ".":
+            if prefix:
+                out.add(prefix)
+            continue
+        path = (*prefix, str(element))
+        if isinstance(child, dict) and child:
+            out |= decode_fields(child, path)
+        else:
+            out.add(path)
+    return out
+
+
+def _entries(managed: Any) -> list[_Entry]:
+    out = []
+    for raw in managed if isinstance(managed, list) else []:
+        if not isinstance(raw, dict) or (not raw.get("manager") and not raw.get("operation")):
+            continue
+        out.append(_Entry(str(raw.get("manager", "")), str(raw.get("operation", UPDATE)),
+                          str(raw.get("apiVersion", "")), str(raw.get("time", "")),
+                          str(raw.get("subresource", "")), decode_fields(raw.get("fieldsV1"))))
+    return out
+
+
+def _encode(entries: list[_Entry]) -> list[dict[str, Any]]:
+    kept = [e for e in entries if e.paths]
+    kept.sort(key=lambda e: (e.operation, e.time, e.manager, e.api_version, e.subresource))
+    out = []
+    for entry in kept:
+        raw: dict[str, Any] = {"manager": entry.manager, "operation": entry.operation,
+                               "apiVersion": entry.api_version, "time": entry.time,
+                               "fieldsType": "FieldsV1",
+                               "fieldsV1": encode_fields(entry.paths)}
+        if entry.subresource:
+            raw["subresource"] = entry.subresource
+        out.append(raw)
+    return out
+
+
+def _existing(value: Any, prefix: Path, ctx: _Ctx, field: str, out: set[Path]) -> None:
+    """Every path that resolves in `value` (maps and keyed list items, recursively)."""
+    if isinstance(value, dict):
+        for key, child in value.items():
+            path = (*prefix, f"f:{key}")
+            out.add(path)
+            _existing(child, path, ctx, key, out)
+    elif isinstance(value, list):
+        keys = _list_key(field, value, ctx.kind, ctx.custom)
+        if keys is not None:
+            for item in value:
+                path = (*prefix, _item_element(item, keys))
+                out.add(path)
+                _existing(item, path, ctx, "", out)
+
+
+def _prune(entries: list[_Entry], obj: Obj, ctx: _Ctx) -> None:
+    view = _owned_view(obj)
+    existing: set[Path] = set()
+    _existing(view, (), ctx, "", existing)
+    for entry in entries:
+        gone = entry.paths - existing
+        if gone:  # paths outside this model (sets, indexes) are checked one by one
+            entry.paths -= {p for p in gone if not _lookup(view, p)[0]}
+
+
+def _entry_for(entries: list[_Entry], manager: Manager, api_version: str, now: str) -> _Entry:
+    for entry in entries:
+        if entry.identity() == manager.identity():
+            entry.time = now
+            entry.api_version = api_version
+            return entry
+    entry = _Entry(manager.name, manager.operation, api_version, now, manager.subresource,
+                   set())
+    entries.append(entry)
+    return entry
+
+
+# -- the two operations ------------------------------------------------------------------------
+
+
+def track_update(old: Obj | None, new: Obj, manager: Manager, api_version: str, now: str,
+                 base: Any = None, custom: bool = False) -> list[dict[str, Any]]:
+    """managedFields after an Update by `manager` from `old` (None: a create) to `new`.
+
+    `base` is the managedFields to start from (default: `old`'s); a request that sends
+    its own managedFields (e.g. `[]` to reset them) passes those.
+    """
+    if base is None:
+        base = (old or {}).get("metadata", {}).get("managedFields")
+    entries = _entries(base)
+    ctx = _Ctx(str(new.get("kind", "")), custom)
+    changed = _top_paths(old, new, ctx)
+    if changed:
+        mine = _entry_for(entries, manager, api_version, now)
+        for entry in entries:
+            if entry is not mine:
+                entry.paths -= changed
+        mine.paths |= changed
+    _prune(entries, new, ctx)
+    return _encode(entries)
+
+
+def _conflict_error(conflicts: list[tuple[_Entry, Path]]) -> errors.StatusError:
+    conflicts.sort(key=lambda c: (c[0].describe(), path_string(c[1])))
+    causes = [errors.cause("FieldManagerConflict", path_string(path),
+                           f"conflict with {entry.describe()}") for entry, path in conflicts]
+    if len(conflicts) == 1:
+        entry, path = conflicts[0]
+        message = (f"Apply failed with 1 conflict: conflict with {entry.describe()}: "
+                   f"{path_string(path)}")
+    else:
+        by_manager: dict[str, list[str]] = {}
+        for entry, path in conflicts:
+            by_manager.setdefault(entry.describe(), []).append(path_string(path))
+        lines = []
+        for name in sorted(by_manager):
+            lines.append(f"conflicts with {name}:")
+            lines += [f"- {p}" for p in by_manager[name]]
+        message = f"Apply failed with {len(conflicts)} conflicts: " + "\n".join(lines)
+    return errors.StatusError(errors.status_body(409, "Conflict", message, {"causes": causes}))
+
+
+def server_side_apply(live: Obj | None, config: Obj, manager: Manager, api_version: str,
+                      now: str, merge: Callable[[Obj, Obj], Obj], force: bool = False,
+                      custom: bool = False) -> tuple[Obj, list[dict[str, Any]]]:
+    """Apply `config` onto `live` (None: create): the merged object and its managedFields.
+
+    `merge(live, config)` is the patch semantics of the type (strategic merge for built-in
+    kinds, JSON merge for custom resources). Raises a 409 StatusError on conflicts.
+    """
+    ctx = _Ctx(str(config.get("kind", "")), custom)
+    applied = set()
+    for key, value in _owned_view(config).items():
+        applied |= _config_paths(value, (f"f:{key}",), ctx, key)
+    entries = _entries((live or {}).get("metadata", {}).get("managedFields"))
+    mine = _entry_for(entries, manager, api_version, now)
+    merged = merge(live, config) if live is not None else config
+    if live is not None:
+        before, after = _owned_view(live), _owned_view(merged)
+        conflicts = []
+        for path in applied:
+            if not path[-1].startswith("f:"):
+                continue
+            had, old_value = _lookup(before, path)
+            has, new_value = _lookup(after, path)
+            if not had or (has and new_value == old_value):
+                continue
+            for entry in entries:
+                if entry is not mine and path in entry.paths:
+                    conflicts.append((entry, path))
+        if conflicts and not force:
+            raise _conflict_error(conflicts)
+        for entry, path in conflicts:
+            entry.paths.discard(path)
+        others = set().union(*(e.paths for e in entries if e is not mine))
+        for path in sorted(mine.paths - applied - others, key=len):
+            _remove(merged, path)  # shortest first: a dropped list item goes whole
+    mine.paths = applied
+    _prune(entries, merged, ctx)
+    return merged, _encode(entries)

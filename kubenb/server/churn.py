@@ -1,0 +1,664 @@
+"""Churn: a seeded stream of creates, updates and deletes, plus a toy scheduler + kubelet.
+
+Demos and benchmarks need a cluster that moves. `Churn` writes through the server's own
+Registry (in-process, no HTTP), so every operation is a normal write with a normal
+watch event. The same seed gives the same operations (names, order, choices). In
+"kubelet" mode Pending pods are bound to a node and, a clock-driven delay later, get
+the status a real kubelet reports (Running, Ready, containerStatuses, IPs).
+`seed_objects` fills a server with realistic objects fast.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+import random
+import threading
+from collections import Counter, deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from kubenb.clock import Clock, RealClock
+from kubenb.errors import KubenbError
+from kubenb.server import errors
+from kubenb.server.encoding import now_rfc3339
+from kubenb.server.patch import MERGE_PATCH
+from kubenb.server.resources import ResourceType
+from kubenb.server.rest import Registry
+
+log = logging.getLogger(__name__)
+
+CHURN_KINDS = ("configmaps", "secrets", "pods", "services", "deployments")
+NODE_NAME = "kubenb-node-1"
+GENERATOR_LABEL = "churn.kubenb.io/seed"
+_GROUPS = {"deployments": "apps"}
+_SAFE = "bcdfghjklmnpqrstvwxz2456789"  # the apiserver's generateName alphabet
+_APPS = ("web", "api", "worker", "cache", "auth", "billing", "search", "frontend")
+_IMAGES = {"web": "nginx:1.27", "api": "python:3.12-slim", "worker": "python:3.12-slim",
+           "cache": "redis:7.4", "auth": "ghcr.io/example/auth:2.3.1",
+           "billing": "ghcr.io/example/billing:1.8.0", "search": "opensearch:2.17.0",
+           "frontend": "node:22-alpine"}
+_CATCH_UP_SECONDS = 1.0  # after a stall, at most this much backlog of operations is made up
+
+
+class ChurnConfigError(KubenbError, ValueError):
+    """A churn or seed option the generator cannot use."""
+
+
+@dataclass(frozen=True)
+class ChurnOp:
+    """One operation the generator made: what, on which object."""
+
+    op: str  # "create" | "update" | "delete"
+    resource: str
+    namespace: str
+    name: str
+
+
+# -- realistic objects --------------------------------------------------------------------
+
+
+def _token(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice(_SAFE) for _ in range(n))
+
+
+def _container(app: str, port: int) -> dict[str, Any]:
+    return {
+        "name": "app", "image": _IMAGES[app],
+        "ports": [{"name": "http", "containerPort": port, "protocol": "TCP"}],
+        "env": [{"name": "LOG_LEVEL", "value": "info"},
+                {"name": "POD_NAME", "valueFrom": {"fieldRef": {
+                    "apiVersion": "v1", "fieldPath": "metadata.name"}}},
+                {"name": "APP_MODE", "valueFrom": {"configMapKeyRef": {
+                    "name": f"{app}-config", "key": "mode"}}}],
+        "resources": {"limits": {"cpu": "500m", "memory": "256Mi"},
+                      "requests": {"cpu": "100m", "memory": "128Mi"}},
+        "volumeMounts": [{"name": "config", "readOnly": True, "mountPath": f"/etc/{app}"},
+                         {"name": "cache", "mountPath": f"/var/cache/{app}"}],
+        "livenessProbe": {"tcpSocket": {"port": port}, "initialDelaySeconds": 15,
+                          "timeoutSeconds": 1, "periodSeconds": 20, "successThreshold": 1,
+                          "failureThreshold": 3},
+        "readinessProbe": {"httpGet": {"path": "/healthz", "port": "http", "scheme": "HTTP"},
+                           "initialDelaySeconds": 5, "timeoutSeconds": 1, "periodSeconds": 10,
+                           "successThreshold": 1, "failureThreshold": 3},
+        "terminationMessagePath": "/dev/termination-log",
+        "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent",
+    }
+
+
+def _sidecar() -> dict[str, Any]:
+    return {
+        "name": "sidecar", "image": "busybox:1.36",
+        "command": ["sh", "-c", "touch /var/run/healthy; while true; do sleep 3600; done"],
+        "ports": [{"name": "metrics", "containerPort": 9090, "protocol": "TCP"}],
+        "env": [{"name": "SIDECAR_MODE", "value": "log-shipper"}],
+        "resources": {"limits": {"memory": "32Mi"},
+                      "requests": {"cpu": "10m", "memory": "16Mi"}},
+        "volumeMounts": [{"name": "cache", "mountPath": "/cache"}],
+        "livenessProbe": {"exec": {"command": ["cat", "/var/run/healthy"]},
+                          "timeoutSeconds": 1, "periodSeconds": 30, "successThreshold": 1,
+                          "failureThreshold": 3},
+        "terminationMessagePath": "/dev/termination-log",
+        "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent",
+    }
+
+
+def _pod_spec(app: str, port: int) -> dict[str, Any]:
+    """A pod spec as the apiserver stores it after defaulting (2 containers, probes,
+    env, volumes), like shared/fixtures/realapi/objects/pod-get-later."""
+    return {
+        "volumes": [{"name": "config", "configMap": {"name": f"{app}-config",
+                                                     "defaultMode": 420}},
+                    {"name": "cache", "emptyDir": {"sizeLimit": "64Mi"}}],
+        "containers": [_container(app, port), _sidecar()],
+        "restartPolicy": "Always", "terminationGracePeriodSeconds": 30,
+        "dnsPolicy": "ClusterFirst", "securityContext": {},
+        "schedulerName": "default-scheduler",
+        "tolerations": [
+            {"key": "node.kubernetes.io/not-ready", "operator": "Exists",
+             "effect": "NoExecute", "tolerationSeconds": 300},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists",
+             "effect": "NoExecute", "tolerationSeconds": 300}],
+        "priority": 0, "enableServiceLinks": True,
+        "preemptionPolicy": "PreemptLowerPriority",
+    }
+
+
+def make_object(resource: str, name: str, rng: random.Random, seed: int = 0) -> dict[str, Any]:
+    """A realistic body for one of CHURN_KINDS, chosen by `rng` (so it is repeatable)."""
+    app = rng.choice(_APPS)
+    labels = {"app": app, "tier": "backend" if app in ("api", "worker", "cache") else "frontend",
+              GENERATOR_LABEL: str(seed)}
+    meta: dict[str, Any] = {"name": name, "labels": labels}
+    port = rng.choice((8080, 8000, 3000, 6379, 9200))
+    if resource == "configmaps":
+        return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {
+            "mode": rng.choice(("production", "staging", "canary")),
+            "log_level": rng.choice(("info", "debug", "warn")),
+            "app.properties": f"greeting=hello\nretries={rng.randint(1, 5)}\n",
+            "revision": "1"}}
+    if resource == "secrets":
+        password = base64.b64encode(_token(rng, 16).encode()).decode()
+        return {"apiVersion": "v1", "kind": "Secret", "metadata": meta, "type": "Opaque",
+                "data": {"username": base64.b64encode(app.encode()).decode(),
+                         "password": password}}
+    if resource == "pods":
+        meta["labels"] = dict(labels, **{"pod-template-hash": _token(rng, 9)})
+        meta["annotations"] = {"prometheus.io/scrape": "true", "prometheus.io/port": "9090"}
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": _pod_spec(app, port)}
+    if resource == "services":
+        return {"apiVersion": "v1", "kind": "Service", "metadata": meta, "spec": {
+            "selector": {"app": app},
+            "ports": [{"name": "http", "protocol": "TCP", "port": 80, "targetPort": port}],
+            "type": "ClusterIP", "sessionAffinity": "None"}}
+    if resource == "deployments":
+        template_meta = {"labels": {"app": app}}
+        return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta, "spec": {
+            "replicas": rng.randint(1, 5), "selector": {"matchLabels": {"app": app}},
+            "template": {"metadata": template_meta, "spec": _pod_spec(app, port)},
+            "strategy": {"type": "RollingUpdate", "rollingUpdate": {
+                "maxUnavailable": "25%", "maxSurge": "25%"}},
+            "revisionHistoryLimit": 10, "progressDeadlineSeconds": 600}}
+    raise ChurnConfigError(f"churn/seed kind {resource!r} is not supported; choose from "
+                           f"{', '.join(CHURN_KINDS)}")
+
+
+def _update_patch(resource: str, rng: random.Random, revision: int) -> dict[str, Any]:
+    """A merge patch that changes something a watcher can see."""
+    note = {"metadata": {"annotations": {"churn.kubenb.io/revision": str(revision)}}}
+    if resource == "configmaps":
+        return {"data": {"revision": str(revision), "log_level": rng.choice(
+            ("info", "debug", "warn"))}}
+    if resource == "secrets":
+        return {"data": {"password": base64.b64encode(_token(rng, 16).encode()).decode()}}
+    if resource == "deployments":
+        return dict(note, spec={"replicas": rng.randint(1, 5)})
+    return note
+
+
+def _rtype(registry: Registry, resource: str) -> ResourceType:
+    if resource not in CHURN_KINDS:
+        raise ChurnConfigError(f"churn/seed kind {resource!r} is not supported; choose from "
+                               f"{', '.join(CHURN_KINDS)}")
+    rtype = registry.types.lookup(_GROUPS.get(resource, ""), "v1", resource)
+    if rtype is None:  # pragma: no cover - every CHURN_KIND is a built-in type
+        raise ChurnConfigError(f"the server does not serve {resource!r}")
+    return rtype
+
+
+# -- the toy scheduler + kubelet ----------------------------------------------------------
+
+
+def _image_ref(image: str) -> str:
+    """`nginx:1.27` -> `docker.io/library/nginx:1.27`, as containerd reports it."""
+    first = image.split("/", 1)[0]
+    if "/" not in image:
+        return f"docker.io/library/{image}"
+    if "." not in first and ":" not in first and first != "localhost":
+        return f"docker.io/{image}"
+    return image
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("/".join(parts).encode()).hexdigest()
+
+
+def node_body(name: str = NODE_NAME, internal_ip: str = "172.18.0.2") -> dict[str, Any]:
+    """A Ready node as a kubelet registers it (what pods get bound to)."""
+    now = now_rfc3339()
+
+    def condition(kind: str, status: str, reason: str, message: str) -> dict[str, Any]:
+        return {"type": kind, "status": status, "lastHeartbeatTime": now,
+                "lastTransitionTime": now, "reason": reason, "message": message}
+
+    resources = {"cpu": "8", "ephemeral-storage": "102350Mi", "memory": "32827548Ki",
+                 "pods": "110"}
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {
+        "kubernetes.io/arch": "amd64", "kubernetes.io/hostname": name,
+        "kubernetes.io/os": "linux", "node-role.kubernetes.io/worker": ""}},
+        "spec": {"podCIDR": "10.244.0.0/16", "podCIDRs": ["10.244.0.0/16"]},
+        "status": {
+            "capacity": resources, "allocatable": dict(resources, memory="32725148Ki"),
+            "conditions": [
+                condition("MemoryPressure", "False", "KubeletHasSufficientMemory",
+                          "kubelet has sufficient memory available"),
+                condition("DiskPressure", "False", "KubeletHasNoDiskPressure",
+                          "kubelet has no disk pressure"),
+                condition("PIDPressure", "False", "KubeletHasSufficientPID",
+                          "kubelet has sufficient PID available"),
+                condition("Ready", "True", "KubeletReady",
+                          "kubelet is posting ready status")],
+            "addresses": [{"type": "InternalIP", "address": internal_ip},
+                          {"type": "Hostname", "address": name}],
+            "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+            "nodeInfo": {"machineID": _digest(name)[:32], "systemUUID": _digest("uuid", name)[:32],
+                         "bootID": _digest("boot", name)[:32], "kernelVersion": "6.1.0-28-amd64",
+                         "osImage": "Debian GNU/Linux 12 (bookworm)",
+                         "containerRuntimeVersion": "containerd://1.7.24",
+                         "kubeletVersion": "v1.32.0", "kubeProxyVersion": "v1.32.0",
+                         "operatingSystem": "linux", "architecture": "amd64"}}}
+
+
+def running_status(pod: dict[str, Any], host_ip: str, pod_ip: str,
+                   scheduled_at: str | None = None) -> dict[str, Any]:
+    """The status a kubelet reports once every container runs and is ready."""
+    now = now_rfc3339()
+    meta, spec = pod["metadata"], pod.get("spec") or {}
+
+    def cond(kind: str, at: str = now) -> dict[str, Any]:
+        return {"type": kind, "status": "True", "lastProbeTime": None, "lastTransitionTime": at}
+
+    def container_status(c: dict[str, Any], init: bool) -> dict[str, Any]:
+        image = _image_ref(str(c.get("image") or ""))
+        cid = "containerd://" + _digest(meta.get("uid", ""), meta["name"], c.get("name", ""))
+        state = ({"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": now,
+                                 "finishedAt": now, "containerID": cid}}
+                 if init else {"running": {"startedAt": now}})
+        return {"name": c.get("name", ""), "state": state, "lastState": {},
+                "ready": not init, "restartCount": 0, "image": image,
+                "imageID": f"{image.rsplit(':', 1)[0]}@sha256:{_digest('image', image)}",
+                "containerID": cid, "started": not init}
+
+    status: dict[str, Any] = {
+        "phase": "Running",
+        "conditions": [cond("PodReadyToStartContainers"), cond("Initialized"), cond("Ready"),
+                       cond("ContainersReady"), cond("PodScheduled", scheduled_at or now)],
+        "hostIP": host_ip, "hostIPs": [{"ip": host_ip}],
+        "podIP": pod_ip, "podIPs": [{"ip": pod_ip}],
+        "startTime": now,
+    }
+    inits = [c for c in spec.get("initContainers") or [] if isinstance(c, dict)]
+    if inits:
+        status["initContainerStatuses"] = [container_status(c, True) for c in inits]
+    status["containerStatuses"] = [container_status(c, False) for c in
+                                   spec.get("containers") or [] if isinstance(c, dict)]
+    status["qosClass"] = (pod.get("status") or {}).get("qosClass", "BestEffort")
+    return status
+
+
+@dataclass
+class _Pending:
+    uid: str
+    due: float
+    stage: str  # "schedule" (bind to a node) or "start" (report Running)
+    scheduled_at: str | None = None
+
+
+class Kubelet:
+    """Binds Pending pods to nodes, then reports them Running after `delay` clock seconds.
+
+    Every write goes through the Registry: the binding as an update of spec.nodeName
+    (pods have no generation), the status through the /status path."""
+
+    def __init__(self, registry: Registry, clock: Clock, delay: float = 1.0,
+                 scan_interval: float = 1.0) -> None:
+        self._registry = registry
+        self._clock = clock
+        self.delay = delay
+        self.scan_interval = scan_interval
+        self._pods = _rtype(registry, "pods")
+        self._pending: dict[tuple[str, str], _Pending] = {}
+        self._next_scan = clock.now()
+        self._ips = 0
+        self._round_robin = 0
+        self.counts: Counter[str] = Counter()
+
+    def watch_pod(self, pod: dict[str, Any]) -> None:
+        """Track a pod just created (no need to wait for the next scan)."""
+        meta = pod["metadata"]
+        stage = "start" if (pod.get("spec") or {}).get("nodeName") else "schedule"
+        due = self._clock.now() + (self.delay if stage == "start" else 0.0)
+        self._pending[(meta["namespace"], meta["name"])] = _Pending(meta["uid"], due, stage)
+
+    def run_now(self, pod: dict[str, Any]) -> None:
+        """Bind and start one pod at once, without waiting for the delay."""
+        self.watch_pod(pod)
+        key = (pod["metadata"]["namespace"], pod["metadata"]["name"])
+        while key in self._pending:
+            self._advance(key, self._pending[key], self._clock.now())
+
+    def next_due(self) -> float:
+        """The clock time at which `tick()` has something to do."""
+        dues = [p.due for p in self._pending.values()]
+        return min([self._next_scan, *dues])
+
+    def tick(self) -> int:
+        """Do every transition that is due now; returns how many writes were made."""
+        now = self._clock.now()
+        if now >= self._next_scan:
+            self._scan()
+            self._next_scan = now + self.scan_interval
+        done = 0
+        for key, entry in sorted(self._pending.items(), key=lambda kv: (kv[1].due, kv[0])):
+            if entry.due > now:
+                continue
+            try:
+                done += self._advance(key, entry, now)
+            except Exception as exc:  # give up on this pod; never spin on it
+                self.counts["errors"] += 1
+                log.debug("kubenb kubelet: %s/%s: %s", key[0], key[1], exc,
+                          exc_info=not isinstance(exc, errors.StatusError))
+                self._pending.pop(key, None)
+        return done
+
+    def _scan(self) -> None:
+        for pod in self._registry.storage.list(self._pods.key, None)[0]:
+            meta = pod["metadata"]
+            key = (meta.get("namespace", ""), meta["name"])
+            if (key not in self._pending and not meta.get("deletionTimestamp")
+                    and (pod.get("status") or {}).get("phase") == "Pending"):
+                self.watch_pod(pod)
+
+    def _current(self, key: tuple[str, str], entry: _Pending) -> dict[str, Any] | None:
+        pod = self._registry.storage.get(self._pods.key, *key)
+        if (pod is None or pod["metadata"]["uid"] != entry.uid
+                or pod["metadata"].get("deletionTimestamp")
+                or (pod.get("status") or {}).get("phase") != "Pending"):
+            self._pending.pop(key, None)
+            return None
+        return pod
+
+    def _advance(self, key: tuple[str, str], entry: _Pending, now: float) -> int:
+        with self._registry.storage.lock:
+            pod = self._current(key, entry)
+            if pod is None:
+                return 0
+            if entry.stage == "schedule":
+                node = (pod.get("spec") or {}).get("nodeName") or self._pick_node()
+                self._registry.patch(self._pods, key[0], key[1], MERGE_PATCH,
+                                     {"spec": {"nodeName": node}})
+                entry.stage, entry.due = "start", now + self.delay
+                entry.scheduled_at = now_rfc3339()
+                self.counts["scheduled"] += 1
+                return 1
+            node = self._registry.storage.get("nodes", "", pod["spec"]["nodeName"])
+            status = running_status(pod, self._host_ip(node), self._next_pod_ip(),
+                                    entry.scheduled_at)
+            self._registry.patch(self._pods, key[0], key[1], MERGE_PATCH, {"status": status},
+                                 subresource="status")
+            self._pending.pop(key, None)
+            self.counts["started"] += 1
+            return 1
+
+    def _pick_node(self) -> str:
+        nodes = [n for n in self._registry.storage.list("nodes", None)[0]
+                 if not (n.get("spec") or {}).get("unschedulable")]
+        if not nodes:
+            node_type = self._registry.types.lookup("", "v1", "nodes")
+            assert node_type is not None
+            if self._registry.storage.get("nodes", "", NODE_NAME) is None:
+                self._registry.create(node_type, "", node_body())
+            return NODE_NAME
+        self._round_robin += 1
+        return str(nodes[(self._round_robin - 1) % len(nodes)]["metadata"]["name"])
+
+    @staticmethod
+    def _host_ip(node: dict[str, Any] | None) -> str:
+        for address in ((node or {}).get("status") or {}).get("addresses") or []:
+            if address.get("type") == "InternalIP":
+                return str(address.get("address"))
+        return "172.18.0.2"
+
+    def _next_pod_ip(self) -> str:
+        self._ips += 1
+        n = self._ips
+        return f"10.244.{(n // 254) % 256}.{n % 254 + 1}"
+
+
+# -- the churn generator ------------------------------------------------------------------
+
+
+class Churn:
+    """Creates, updates and deletes objects at `rate` per second, repeatably from `seed`.
+
+    `start()`/`stop()` run it on a `kubenb-churn` thread, paced by `clock`; `run(n)`
+    makes exactly n operations now, on the caller's thread. With `kubelet=True` the
+    thread also moves Pending pods to Running (`tick()` does that step by hand).
+    """
+
+    def __init__(self, registry: Registry, rate: float = 100.0,
+                 kinds: Sequence[str] = ("configmaps", "pods"),
+                 namespaces: Sequence[str] = ("default",), seed: int = 0,
+                 max_objects: int = 200, kubelet: bool = True, kubelet_delay: float = 1.0,
+                 clock: Clock | None = None, journal_size: int = 10_000) -> None:
+        if isinstance(kinds, str):
+            kinds = (kinds,)
+        if isinstance(namespaces, str):
+            namespaces = (namespaces,)
+        if not kinds:
+            raise ChurnConfigError("churn(kinds=()): give at least one kind, e.g. ('pods',)")
+        if not namespaces:
+            raise ChurnConfigError("churn(namespaces=()): give at least one namespace")
+        if rate < 0:
+            raise ChurnConfigError(f"churn(rate={rate!r}): must be >= 0 operations/second")
+        if max_objects < 1:
+            raise ChurnConfigError(f"churn(max_objects={max_objects!r}): must be >= 1")
+        if kubelet_delay < 0:
+            raise ChurnConfigError(f"churn(kubelet_delay={kubelet_delay!r}): must be >= 0")
+        self._registry = registry
+        self._types = {k: _rtype(registry, k) for k in kinds}
+        self.kinds = tuple(kinds)
+        self.namespaces = tuple(namespaces)
+        self.rate = float(rate)
+        self.seed = seed
+        self.max_objects = max_objects
+        self._clock: Clock = clock or RealClock()
+        self._rng = random.Random(seed)
+        self._pools: dict[tuple[str, str], list[str]] = {
+            (k, ns): [] for k in self.kinds for ns in self.namespaces}
+        self._created = 0
+        self._done = 0
+        self._counts: Counter[str] = Counter()
+        self.journal: deque[ChurnOp] = deque(maxlen=journal_size)
+        self.kubelet = Kubelet(registry, self._clock, kubelet_delay) if kubelet else None
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._namespaces_ready = False
+
+    def __repr__(self) -> str:
+        state = "running" if self.running else "stopped"
+        return (f"Churn({state}, rate={self.rate:g}/s, kinds={list(self.kinds)}, "
+                f"seed={self.seed}, ops={self.ops})")
+
+    # -- counters ----------------------------------------------------------------
+
+    @property
+    def ops(self) -> dict[str, int]:
+        """Operations made so far: create/update/delete, plus the kubelet's
+        scheduled/started and any errors."""
+        with self._lock:
+            out = {"create": self._counts["create"], "update": self._counts["update"],
+                   "delete": self._counts["delete"], "errors": self._counts["errors"]}
+            if self.kubelet is not None:
+                out["scheduled"] = self.kubelet.counts["scheduled"]
+                out["started"] = self.kubelet.counts["started"]
+                out["errors"] += self.kubelet.counts["errors"]
+            return out
+
+    @property
+    def running(self) -> bool:
+        """Whether the background thread runs."""
+        return self._thread is not None and self._thread.is_alive()
+
+    # -- synchronous use -----------------------------------------------------------
+
+    def run(self, n_ops: int) -> list[ChurnOp]:
+        """Make exactly `n_ops` operations now (no pacing, no kubelet step); returns them."""
+        return [self.step() for _ in range(n_ops)]
+
+    def tick(self) -> int:
+        """One kubelet step: bind and start the pods that are due on the clock."""
+        if self.kubelet is None:
+            return 0
+        with self._lock:
+            return self.kubelet.tick()
+
+    def step(self) -> ChurnOp:
+        """Make one operation (the next in the seeded sequence)."""
+        with self._lock:
+            self._ensure_namespaces()
+            rng = self._rng
+            kind = rng.choice(self.kinds)
+            namespace = rng.choice(self.namespaces)
+            roll = rng.random()
+            total = sum(len(p) for p in self._pools.values())
+            pool = self._pools[(kind, namespace)]
+            if not pool and total >= self.max_objects:
+                kind, namespace = next(k for k, p in self._pools.items() if p)
+                pool = self._pools[(kind, namespace)]
+            self._done += 1
+            if not pool or (total < self.max_objects and roll < 0.45):
+                return self._create(kind, namespace)
+            index = rng.randrange(len(pool))
+            op = "update" if roll < 0.8 else "delete"
+            try:
+                return self._update(kind, namespace, pool, index) if op == "update" else \
+                    self._delete(kind, namespace, pool, index)
+            except errors.StatusError as exc:
+                if exc.code != 404:
+                    raise
+                pool.pop(index)  # someone else deleted it: make something new instead
+                return self._create(kind, namespace)
+
+    def _ensure_namespaces(self) -> None:
+        if not self._namespaces_ready:
+            for namespace in self.namespaces:
+                self._registry.ensure_namespace(namespace)
+            self._namespaces_ready = True
+
+    def _record(self, op: str, kind: str, namespace: str, name: str) -> ChurnOp:
+        entry = ChurnOp(op, kind, namespace, name)
+        self._counts[op] += 1
+        self.journal.append(entry)
+        return entry
+
+    def _create(self, kind: str, namespace: str) -> ChurnOp:
+        rtype = self._types[kind]
+        body = make_object(kind, "", self._rng, self.seed)
+        for _ in range(1000):
+            self._created += 1
+            name = f"churn-{rtype.singular}-{self._created:05d}"
+            if self._registry.storage.get(rtype.key, namespace, name) is None:
+                break
+        body["metadata"]["name"] = name
+        try:
+            obj = self._registry.create(rtype, namespace, body)
+        except errors.StatusError as exc:
+            if exc.code != 404:
+                raise
+            self._registry.ensure_namespace(namespace)  # deleted under us: bring it back
+            obj = self._registry.create(rtype, namespace, body)
+        self._pools[(kind, namespace)].append(name)
+        if kind == "pods" and self.kubelet is not None:
+            self.kubelet.watch_pod(obj)
+        return self._record("create", kind, namespace, name)
+
+    def _update(self, kind: str, namespace: str, pool: list[str], index: int) -> ChurnOp:
+        name = pool[index]
+        patch = _update_patch(kind, self._rng, self._done)
+        self._registry.patch(self._types[kind], namespace, name, MERGE_PATCH, patch)
+        return self._record("update", kind, namespace, name)
+
+    def _delete(self, kind: str, namespace: str, pool: list[str], index: int) -> ChurnOp:
+        name = pool[index]
+        self._registry.delete(self._types[kind], namespace, name, {})
+        pool.pop(index)
+        return self._record("delete", kind, namespace, name)
+
+    # -- background ----------------------------------------------------------------
+
+    def start(self) -> Churn:
+        """Run on a `kubenb-churn` thread until `stop()`; returns self."""
+        with self._lock:
+            if self.running:
+                return self
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._loop, name="kubenb-churn",
+                                            daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the thread and join it."""
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+        self._thread = None
+
+    def __enter__(self) -> Churn:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    def _loop(self) -> None:
+        clock = self._clock
+        next_op = clock.now()
+        while not self._stop.is_set():
+            now = clock.now()
+            rate = self.rate
+            if rate > 0:
+                next_op = max(next_op, now - _CATCH_UP_SECONDS)
+                while next_op <= now and not self._stop.is_set():
+                    self._safely(self.step)
+                    next_op += 1.0 / rate
+            else:
+                next_op = now + 1.0  # paused: look again at the rate in a second
+            wake = next_op
+            if self.kubelet is not None:
+                self._safely(self.tick)
+                wake = min(wake, self.kubelet.next_due())
+            clock.wait_event(self._stop, max(wake - clock.now(), 0.001))
+
+    def _safely(self, action: Any) -> None:
+        """Run one step on the thread; a failure is counted and logged, never fatal."""
+        try:
+            action()
+        except Exception as exc:
+            with self._lock:
+                self._counts["errors"] += 1
+                first = self._counts["errors"] == 1
+            if isinstance(exc, errors.StatusError):
+                log.debug("kubenb churn: operation failed: %s", exc)
+            else:  # a bug: say so once, loudly, without flooding the log at `rate`/s
+                log.log(logging.WARNING if first else logging.DEBUG,
+                        "kubenb churn: unexpected error", exc_info=True)
+
+
+def seed_objects(registry: Registry, n: int, kind: str = "pods", namespace: str = "default",
+                 seed: int = 0, running: bool = True) -> list[str]:
+    """Create `n` realistic objects of `kind` in `namespace` (named like a Deployment's
+    pods: `web-5d7c9f8b6-x2k9p`); pods are bound and Running unless `running=False`.
+    Repeatable from `seed`; returns the names."""
+    if n < 0:
+        raise ChurnConfigError(f"seed_objects(n={n!r}): must be >= 0")
+    rtype = _rtype(registry, kind)
+    registry.ensure_namespace(namespace)
+    rng = random.Random(seed)
+    kubelet = Kubelet(registry, RealClock(), delay=0.0) if kind == "pods" and running else None
+    template_hash = {app: _token(rng, 10) for app in _APPS}  # one "ReplicaSet" per app
+    names: list[str] = []
+    for _ in range(n):
+        body = make_object(kind, "", rng, seed)
+        labels = body["metadata"]["labels"]
+        app = labels["app"]
+        if kind == "pods":
+            labels["pod-template-hash"] = template_hash[app]
+            suffix = f"{template_hash[app]}-{_token(rng, 5)}"
+        else:
+            suffix = _token(rng, 5)
+        name = f"{app}-{suffix}"
+        while registry.storage.get(rtype.key, namespace, name) is not None:
+            name = f"{app}-{suffix}-{_token(rng, 3)}"
+        body["metadata"]["name"] = name
+        obj = registry.create(rtype, namespace, body)
+        if kubelet is not None:
+            kubelet.run_now(obj)
+        names.append(name)
+    return names

@@ -1,0 +1,208 @@
+"""Server-side apply and managedFields (fixtures/realapi/writes/server-side-apply-*,
+errors/server-side-apply-*, writes/merge-patch-other-manager)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kubenb.server.apply import Manager, decode_fields, encode_fields, path_string
+from tests.server.conftest import Api, fixture_body, realapi
+
+CMS = "/api/v1/namespaces/default/configmaps"
+APPLY = "application/apply-patch+yaml"
+
+
+def apply(api: Api, path: str, yaml_text: str, **params: str) -> Any:
+    return api.request("PATCH", path, data=yaml_text.encode(),
+                       headers={"Content-Type": APPLY}, params=params)
+
+
+def request_text(name: str) -> str:
+    return realapi(name)["request"]["body"]
+
+
+def managers(obj: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [(m["manager"], m["operation"], m["fieldsV1"])
+            for m in obj["metadata"].get("managedFields", [])]
+
+
+def real_managers(name: str) -> list[tuple[str, str, dict[str, Any]]]:
+    return managers(fixture_body(name))
+
+
+def test_the_captured_apply_sequence(api: Api) -> None:
+    path = f"{CMS}/applied-config"
+    created = apply(api, path, request_text("writes/server-side-apply-create.json"),
+                    fieldManager="kubenb-apply")
+    assert created.status_code == 201, created.text
+    real = fixture_body("writes/server-side-apply-create.json")
+    assert list(created.json()["metadata"]) == list(real["metadata"])
+    assert created.json()["data"] == real["data"]
+    assert managers(created.json()) == real_managers("writes/server-side-apply-create.json")
+    entry = created.json()["metadata"]["managedFields"][0]
+    assert list(entry) == list(real["metadata"]["managedFields"][0])
+
+    updated = apply(api, path, request_text("writes/server-side-apply-update.json"),
+                    fieldManager="kubenb-apply")
+    assert updated.status_code == 200
+    assert updated.json()["data"] == fixture_body("writes/server-side-apply-update.json")[
+        "data"]  # key1 was only kubenb-apply's: removed
+    assert managers(updated.json()) == real_managers("writes/server-side-apply-update.json")
+
+    patched = api.patch(path, {"data": {"patched-by": "kubenb-patcher"}},
+                        params={"fieldManager": "kubenb-patcher"})
+    assert patched.status_code == 200
+    assert managers(patched.json()) == real_managers("writes/merge-patch-other-manager.json")
+
+    conflict_text = request_text("errors/server-side-apply-conflict-409.json")
+    conflict = apply(api, path, conflict_text, fieldManager="other-applier")
+    assert conflict.status_code == 409
+    assert conflict.json() == fixture_body("errors/server-side-apply-conflict-409.json")
+
+    forced = apply(api, path, conflict_text, fieldManager="other-applier", force="true")
+    assert forced.status_code == 200, forced.text
+    assert forced.json()["data"] == fixture_body("writes/server-side-apply-force.json")["data"]
+    assert managers(forced.json()) == real_managers("writes/server-side-apply-force.json")
+
+    missing = apply(api, path, conflict_text)
+    assert missing.status_code == 422
+    assert missing.json() == fixture_body("errors/server-side-apply-no-fieldmanager.json")
+
+
+def test_noop_apply_keeps_the_resource_version(api: Api) -> None:
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: same\ndata:\n  a: '1'\n"
+    first = apply(api, f"{CMS}/same", text, fieldManager="me").json()
+    again = apply(api, f"{CMS}/same", text, fieldManager="me")
+    assert again.status_code == 200
+    assert again.json()["metadata"]["resourceVersion"] == first["metadata"]["resourceVersion"]
+
+
+def test_shared_ownership_and_update_managers(api: Api) -> None:
+    api.post(CMS, {"metadata": {"name": "shared"}, "data": {"a": "1", "b": "2"}},
+             params={"fieldManager": "creator"})
+    same_value = apply(api, f"{CMS}/shared", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+                       "  name: shared\ndata:\n  a: '1'\n", fieldManager="applier")
+    assert same_value.status_code == 200  # same value: co-owned, no conflict
+    owners = {m[0]: m[2] for m in managers(same_value.json())}
+    assert owners["applier"] == {"f:data": {"f:a": {}}}
+    assert owners["creator"] == {"f:data": {".": {}, "f:a": {}, "f:b": {}}}
+    changed = apply(api, f"{CMS}/shared", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+                    "  name: shared\ndata:\n  b: '3'\n", fieldManager="applier")
+    assert changed.status_code == 409
+    assert changed.json()["details"]["causes"] == [{
+        "reason": "FieldManagerConflict", "message": 'conflict with "creator" using v1',
+        "field": ".data.b"}]
+
+
+def test_apply_to_deployments_merges_containers_by_name(api: Api) -> None:
+    path = "/apis/apps/v1/namespaces/default/deployments/web"
+    text = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: app, image: "nginx:1.27"}
+      - {name: sidecar, image: busybox}
+"""
+    created = apply(api, path, text, fieldManager="kubectl")
+    assert created.status_code == 201, created.text
+    fields = created.json()["metadata"]["managedFields"][0]["fieldsV1"]
+    containers = fields["f:spec"]["f:template"]["f:spec"]["f:containers"]
+    assert containers['k:{"name":"app"}'] == {".": {}, "f:image": {}, "f:name": {}}
+    assert api.patch(f"{path}/scale", {"spec": {"replicas": 5}},
+                     params={"fieldManager": "hpa"}).status_code == 200
+    reapply = apply(api, path, text.replace("nginx:1.27", "nginx:1.28"), fieldManager="kubectl")
+    assert reapply.status_code == 409
+    assert reapply.json()["message"] == ('Apply failed with 1 conflict: conflict with "hpa" '
+                                         'with subresource "scale" using apps/v1: '
+                                         ".spec.replicas")
+    slim = text.replace("  replicas: 2\n", "").replace(
+        "      - {name: sidecar, image: busybox}\n", "")
+    dropped = apply(api, path, slim, fieldManager="kubectl")
+    assert dropped.status_code == 200, dropped.text
+    spec = dropped.json()["spec"]
+    assert [c["name"] for c in spec["template"]["spec"]["containers"]] == ["app"]
+    assert spec["replicas"] == 5  # owned by the scaler, kept
+
+
+def test_apply_to_custom_resources_and_status(api: Api) -> None:
+    crd = realapi("objects/crd-create.json")["request"]["body"]
+    assert api.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                    crd).status_code == 201
+    path = "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/default/foos/applied"
+    text = ("apiVersion: samplecontroller.k8s.io/v1alpha1\nkind: Foo\nmetadata:\n"
+            "  name: applied\nspec:\n  deploymentName: d\n  replicas: 1\n"
+            "status:\n  availableReplicas: 9\n")
+    created = apply(api, path, text, fieldManager="me")
+    assert created.status_code == 201, created.text
+    assert "status" not in created.json()  # the main resource ignores status
+    status = apply(api, f"{path}/status", text, fieldManager="controller")
+    assert status.status_code == 200, status.text
+    assert status.json()["status"] == {"availableReplicas": 9}
+    entries = {(m["manager"], m.get("subresource", "")): m["fieldsV1"]
+               for m in status.json()["metadata"]["managedFields"]}
+    assert entries[("controller", "status")] == {"f:status": {"f:availableReplicas": {}}}
+    assert entries[("me", "")] == {"f:spec": {"f:deploymentName": {}, "f:replicas": {}}}
+    assert apply(api, path.replace("applied", "nope") + "/status", text.replace(
+        "applied", "nope"), fieldManager="x").status_code == 404
+
+
+@pytest.mark.parametrize("body,params,status,needle", [
+    ("apiVersion: v1\nmetadata:\n  name: x\n", {"fieldManager": "m"}, 400, "Kind"),
+    ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: x\n", {"fieldManager": "m"}, 400,
+     "Secret"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n", {"fieldManager": "m"}, 400,
+     "does not match"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+     {"fieldManager": "m", "force": "maybe"}, 400, "force"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: other\n",
+     {"fieldManager": "m"}, 400, "namespace"),
+    ("- just\n- a list\n", {"fieldManager": "m"}, 400, "object"),
+    ("a: [unclosed\n", {"fieldManager": "m"}, 400, "YAML"),
+])
+def test_bad_apply_requests(api: Api, body: str, params: dict[str, str], status: int,
+                            needle: str) -> None:
+    resp = apply(api, f"{CMS}/x", body, **params)
+    assert resp.status_code == status, resp.text
+    assert needle in resp.json()["message"]
+
+
+def test_force_is_only_for_apply_and_updates_track_managers(api: Api) -> None:
+    api.create_cm("cm", data={"a": "1"})
+    forced = api.patch(f"{CMS}/cm", {"data": {"a": "2"}}, params={"force": "true"})
+    assert forced.status_code == 422
+    assert forced.json()["details"]["causes"][0]["field"] == "force"
+    created = api.get(f"{CMS}/cm").json()
+    assert managers(created) == [("python-requests", "Update",
+                                  {"f:data": {".": {}, "f:a": {}}, "f:metadata": {
+                                      "f:labels": {}}})]
+    put = api.put(f"{CMS}/cm", dict(created, data={"b": "2"}),
+                  headers={"User-Agent": "editor/1.0"})
+    assert put.status_code == 200
+    assert [(m, f) for m, _, f in managers(put.json())] == [
+        ("editor", {"f:data": {"f:b": {}}}),
+        ("python-requests", {"f:data": {}, "f:metadata": {"f:labels": {}}})]
+    reset = api.put(f"{CMS}/cm", dict(put.json(), metadata=dict(
+        put.json()["metadata"], managedFields=[{}])))
+    assert "managedFields" not in reset.json()["metadata"]
+
+
+def test_field_paths_round_trip() -> None:
+    tree = {"f:data": {".": {}, "f:a": {}},
+            "f:spec": {"f:containers": {'k:{"name":"app"}': {".": {}, "f:image": {}}}}}
+    paths = decode_fields(tree)
+    assert ("f:data",) in paths and ("f:data", "f:a") in paths
+    assert encode_fields(paths) == tree
+    assert path_string(("f:spec", "f:containers", 'k:{"name":"app"}', "f:image")) == (
+        '.spec.containers[name="app"].image')
+    assert path_string(("f:ports", 'k:{"containerPort":80,"protocol":"TCP"}')) == (
+        '.ports[containerPort=80,protocol="TCP"]')
+    assert Manager("m").identity() == ("m", "Update", "")
