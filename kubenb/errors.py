@@ -24,13 +24,17 @@ __all__ = [
     "KeyFuncError",
     "KubeConfigError",
     "KubenbError",
+    "NoResourceMatchError",
     "NotFound",
     "RequeueError",
     "SelectorError",
     "ServerError",
     "TooManyRequests",
     "Unauthorized",
+    "WatchDecodeError",
     "ZeroLengthDeltasError",
+    "api_error_from_status",
+    "is_too_large_resource_version",
 ]
 
 
@@ -189,6 +193,65 @@ class TooManyRequests(ApiError):
 
 class ServerError(ApiError):
     code = 500
+
+
+class WatchDecodeError(KubenbError, ValueError):
+    """A watch stream sent a frame that is not a valid watch event (client-go's decode error).
+
+    The stream is abandoned; a Reflector treats this like any watch error and resumes.
+    """
+
+
+class NoResourceMatchError(KubenbError, LookupError):
+    """The RESTMapper knows no resource by this name (client-go's `NoResourceMatchError`)."""
+
+    def __init__(self, name: str, suggestions: list[str] | None = None) -> None:
+        self.name = name
+        self.suggestions = list(suggestions or [])
+        hint = f"; did you mean {', '.join(self.suggestions)}?" if self.suggestions else ""
+        super().__init__(f'the server doesn\'t have a resource type "{name}"{hint}')
+
+
+_BY_CODE: dict[int, type[ApiError]] = {
+    400: BadRequest, 401: Unauthorized, 403: Forbidden, 404: NotFound, 409: Conflict,
+    410: Gone, 422: Invalid, 429: TooManyRequests,
+}
+
+
+def api_error_from_status(code: int, body: Any = None, text: str = "") -> ApiError:
+    """The `ApiError` subclass for an HTTP code and a decoded Status body (apimachinery's
+    `FromObject`): 409 AlreadyExists vs Conflict is told apart by the Status reason,
+    every 5xx is a `ServerError`, and a body that is not a Status keeps the raw text."""
+    is_status = (isinstance(body, dict) and body.get("kind") == "Status"
+                 and body.get("apiVersion") in ("v1", "meta.k8s.io/v1"))
+    status = body if is_status else None
+    reason = str(status.get("reason", "")) if status else ""
+    message = str(status.get("message", "")) if status else text.strip()[:1000]
+    code = int(status.get("code") or code) if status else code
+    if code == 409 and reason == "AlreadyExists":
+        cls: type[ApiError] = AlreadyExists
+    elif code >= 500:
+        cls = ServerError
+    else:
+        cls = _BY_CODE.get(code, ApiError)
+    return cls(code, reason, message, status)
+
+
+def is_too_large_resource_version(err: BaseException) -> bool:
+    """True for the "Too large resource version" errors a Reflector must relist after.
+
+    Three shapes exist (newest first): a 504 Timeout whose causes include type
+    `ResourceVersionTooLarge`; a cause message saying "Too large resource version";
+    or that phrase in the Status message itself.
+    """
+    if not isinstance(err, ApiError) or err.reason != "Timeout":
+        return False
+    phrase = "Too large resource version"
+    details = (err.body or {}).get("details") or {}
+    for cause in details.get("causes") or []:
+        if cause.get("type") == "ResourceVersionTooLarge" or phrase in str(cause.get("message")):
+            return True
+    return phrase in err.message
 
 
 def _short(obj: Any, limit: int = 200) -> str:

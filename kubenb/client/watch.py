@@ -1,0 +1,191 @@
+"""Decoding a watch stream into `WatchEvent(type, object)`, stoppable from any thread.
+
+A watch response is chunked HTTP carrying one JSON `WatchEvent` per line (W1). Chunk
+edges fall anywhere, lines can be megabytes long, and the server may end the stream
+at any time (its `timeoutSeconds`, a restart, a dropped connection). This module
+turns that into an iterator that:
+
+- yields ADDED, MODIFIED, DELETED and BOOKMARK events, in order;
+- raises the matching `ApiError` for an ERROR event (a 410 becomes `Gone`) and
+  `WatchDecodeError` for a frame that is not a watch event;
+- ends cleanly when the server closes the stream, when the connection drops, when
+  nothing arrives within the read timeout, or when `stop()` is called from another
+  thread (which shuts the socket down, so a blocked read returns at once).
+
+`end_reason` says which of those ended it, so a Reflector can count and explain it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import socket
+import threading
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+import requests
+from urllib3.exceptions import ProtocolError, ReadTimeoutError
+
+from kubenb.errors import ApiError, WatchDecodeError, api_error_from_status
+
+log = logging.getLogger(__name__)
+
+EVENT_TYPES = frozenset({"ADDED", "MODIFIED", "DELETED", "BOOKMARK"})
+_READ_SIZE = 256 * 1024
+
+
+class WatchEvent(NamedTuple):
+    """One event of a watch: `type` is ADDED, MODIFIED, DELETED or BOOKMARK."""
+
+    type: str
+    object: dict[str, Any]
+
+
+def decode_event(line: bytes | str) -> WatchEvent:
+    """Decode one frame; ERROR events raise their `ApiError` (W2, W3)."""
+    try:
+        frame = json.loads(line)
+    except ValueError as exc:
+        raise WatchDecodeError(
+            f"unable to decode an event from the watch stream: {exc} "
+            f"(frame starts {_preview(line)})") from None
+    return event_from_frame(frame, line)
+
+
+def event_from_frame(frame: Any, line: bytes | str = b"") -> WatchEvent:
+    if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
+        raise WatchDecodeError(
+            f"unable to decode an event from the watch stream: not a watch event "
+            f"(frame starts {_preview(line)})")
+    kind = frame["type"]
+    obj = frame.get("object")
+    if kind in EVENT_TYPES and isinstance(obj, dict):
+        return WatchEvent(kind, obj)
+    if kind == "ERROR":
+        if isinstance(obj, dict) and obj.get("kind") == "Status":
+            raise api_error_from_status(int(obj.get("code") or 500), obj)
+        raise ApiError(500, "InternalError",
+                       f"watch ERROR event without a Status object: {_preview(line)}")
+    if kind in EVENT_TYPES:
+        raise WatchDecodeError(f"watch event {kind} has no object (frame starts "
+                               f"{_preview(line)})")
+    raise WatchDecodeError(f"got invalid watch event type: {kind}")
+
+
+def _preview(line: bytes | str, limit: int = 120) -> str:
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    return repr(text[:limit] + ("..." if len(text) > limit else ""))
+
+
+class Watch:
+    """The events of one watch request; iterate it, or use it as a context manager.
+
+    Iterate from one thread; `stop()` may be called from any thread and makes the
+    iteration end promptly (within one read) without raising.
+    """
+
+    def __init__(self, response: requests.Response) -> None:
+        self._response = response
+        self._stopped = threading.Event()
+        self._lock = threading.Lock()
+        self._closed = False
+        self.end_reason: str = ""  # "", "closed", "stopped", "idle-timeout", "connection-lost"
+        self.events_received = 0
+
+    def __repr__(self) -> str:
+        state = self.end_reason or ("open" if not self._closed else "closed")
+        return f"Watch({self._response.url!r}, {state}, events={self.events_received})"
+
+    def __enter__(self) -> Watch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __iter__(self) -> Iterator[WatchEvent]:
+        try:
+            for line in self._lines():
+                if self._stopped.is_set():
+                    return
+                if not line.strip():
+                    continue
+                event = decode_event(line)
+                self.events_received += 1
+                yield event
+        finally:
+            self._close()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped.is_set()
+
+    def stop(self) -> None:
+        """End the watch from any thread: the socket is shut down so a blocked read wakes."""
+        self._stopped.set()
+        sock = _socket_of(self._response)
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        self._close()
+
+    def _close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            self._response.close()
+        except Exception:  # closing a half-read response may fail in any way
+            log.debug("closing a watch response failed", exc_info=True)
+
+    def _chunks(self) -> Iterator[bytes]:
+        raw = self._response.raw
+        while not self._stopped.is_set():
+            try:
+                data = raw.read1(_READ_SIZE)
+            except ReadTimeoutError:
+                self.end_reason = self.end_reason or "idle-timeout"
+                return
+            except (ProtocolError, OSError, ValueError, AttributeError) as exc:
+                if self._stopped.is_set():
+                    break
+                log.info("watch connection lost: %s", exc)
+                self.end_reason = "connection-lost"
+                return
+            if not data:
+                break
+            yield data
+        if not self.end_reason:
+            self.end_reason = "stopped" if self._stopped.is_set() else "closed"
+
+    def _lines(self) -> Iterator[bytes]:
+        pieces: list[bytes] = []
+        for chunk in self._chunks():
+            if b"\n" not in chunk:
+                pieces.append(chunk)  # a long line: join once, when it ends
+                continue
+            if pieces:
+                pieces.append(chunk)
+                chunk = b"".join(pieces)
+                pieces = []
+            lines = chunk.split(b"\n")
+            tail = lines.pop()
+            if tail:
+                pieces.append(tail)
+            if self._stopped.is_set():
+                return
+            yield from lines
+        if pieces and not self._stopped.is_set() and self.end_reason == "closed":
+            yield b"".join(pieces)  # a last frame without its newline
+
+
+def _socket_of(response: requests.Response) -> socket.socket | None:
+    raw = response.raw
+    conn = getattr(raw, "_connection", None) or getattr(raw, "connection", None)
+    sock = getattr(conn, "sock", None)
+    if sock is not None:
+        return sock
+    fp = getattr(getattr(raw, "_fp", None), "fp", None)
+    return getattr(getattr(fp, "raw", None), "_sock", None)
