@@ -1,7 +1,15 @@
-"""client-go's tools/cache: keys, stores, indexers, queues and selectors."""
+"""client-go's tools/cache: keys, stores, indexers, queues, selectors and informers."""
 
+from kubenb.cache.controller import Controller, new_indexer_informer, new_informer, process_deltas
 from kubenb.cache.delta_fifo import Delta, DeltaFIFO, Deltas, DeltaType
+from kubenb.cache.factory import GenericInformer, SharedInformerFactory
 from kubenb.cache.fifo import FIFO
+from kubenb.cache.handlers import (
+    FilteringResourceEventHandler,
+    ResourceEventHandler,
+    ResourceEventHandlerDetailedFuncs,
+    ResourceEventHandlerFuncs,
+)
 from kubenb.cache.keys import (
     NAMESPACE_INDEX,
     DeletedFinalStateUnknown,
@@ -14,6 +22,17 @@ from kubenb.cache.keys import (
     meta_namespace_key_func,
     split_meta_namespace_key,
 )
+from kubenb.cache.lister import Lister, NamespaceLister, list_all, list_all_by_namespace
+from kubenb.cache.listwatch import ListerWatcher, ListWatch
+from kubenb.cache.processor import (
+    AddNotification,
+    DeleteNotification,
+    ProcessorListener,
+    SharedProcessor,
+    UpdateNotification,
+)
+from kubenb.cache.real_fifo import RealFIFO
+from kubenb.cache.reflector import Reflector
 from kubenb.cache.selectors import (
     FieldSelector,
     LabelSelector,
@@ -22,11 +41,18 @@ from kubenb.cache.selectors import (
     parse_field_selector,
     parse_label_selector,
 )
+from kubenb.cache.shared_informer import SharedIndexInformer
 from kubenb.cache.store import Indexer, Store, ThreadSafeStore, new_indexer, new_store
+from kubenb.cache.synctrack import AsyncTracker, SingleFileTracker
+from kubenb.cache.wait import wait_for_cache_sync, wait_for_named_cache_sync
 
 __all__ = [
     "FIFO",
     "NAMESPACE_INDEX",
+    "AddNotification",
+    "AsyncTracker",
+    "Controller",
+    "DeleteNotification",
     "DeletedFinalStateUnknown",
     "Delta",
     "DeltaFIFO",
@@ -34,21 +60,45 @@ __all__ = [
     "Deltas",
     "ExplicitKey",
     "FieldSelector",
+    "FilteringResourceEventHandler",
+    "GenericInformer",
     "IndexFunc",
     "Indexer",
     "KeyFunc",
     "LabelSelector",
+    "ListWatch",
+    "Lister",
+    "ListerWatcher",
+    "NamespaceLister",
+    "ProcessorListener",
+    "RealFIFO",
+    "Reflector",
+    "ResourceEventHandler",
+    "ResourceEventHandlerDetailedFuncs",
+    "ResourceEventHandlerFuncs",
+    "SharedIndexInformer",
+    "SharedInformerFactory",
+    "SharedProcessor",
+    "SingleFileTracker",
     "Store",
     "ThreadSafeStore",
+    "UpdateNotification",
     "deletion_handling_meta_namespace_key_func",
     "everything",
     "index_func_to_key_func_adapter",
     "label_selector_from_dict",
+    "list_all",
+    "list_all_by_namespace",
     "meta_namespace_index_func",
     "meta_namespace_key_func",
     "new_indexer",
+    "new_indexer_informer",
+    "new_informer",
     "new_store",
     "parse_field_selector",
     "parse_label_selector",
+    "process_deltas",
     "split_meta_namespace_key",
+    "wait_for_cache_sync",
+    "wait_for_named_cache_sync",
 ]

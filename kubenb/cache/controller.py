@@ -1,0 +1,184 @@
+"""Controller: a Reflector filling a queue, and `process_loop` draining it.
+
+client-go's `tools/cache/controller.go`. `run(stop)` starts the Reflector on its own
+thread and pops the queue on the caller's thread until `stop` is set, when the queue
+is closed and both end. `process_deltas` is the one place deltas become store writes
+and handler calls, store first (H73). `new_informer`/`new_indexer_informer` wire a
+queue, a store and a handler the way client-go's constructors of the same names do.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from kubenb.cache.delta_fifo import Delta, DeltaFIFO, DeltaType
+from kubenb.cache.keys import deletion_handling_meta_namespace_key_func
+from kubenb.cache.listwatch import ListerWatcher
+from kubenb.cache.reflector import Reflector
+from kubenb.cache.store import Indexer, Store, new_indexer, new_store
+from kubenb.clock import Clock, RealClock
+from kubenb.errors import FIFOClosedError
+
+log = logging.getLogger(__name__)
+
+ProcessFunc = Callable[[Sequence[Delta], bool], None]
+
+
+def new_queue(kind: str, known_objects: Any, transformer: Callable[[Any], Any] | None,
+              clock: Clock | None = None) -> Any:
+    """The informer queue: "DeltaFIFO" (client-go <= 1.32) or "RealFIFO" (1.33+)."""
+    if kind == "DeltaFIFO":
+        return DeltaFIFO(known_objects=known_objects, emit_delta_type_replaced=True,
+                         transformer=transformer)
+    if kind == "RealFIFO":
+        from kubenb.cache.real_fifo import RealFIFO
+
+        return RealFIFO(known_objects=known_objects, transformer=transformer, clock=clock)
+    raise ValueError(f'queue must be "DeltaFIFO" or "RealFIFO", not {kind!r}')
+
+
+def process_deltas(handler: Any, store: Store, deltas: Sequence[Delta],
+                   is_in_initial_list: bool) -> None:
+    """Apply deltas oldest first: write the store, then call the handler (H73)."""
+    for delta in deltas:
+        obj = delta.object
+        if delta.type is DeltaType.DELETED:
+            store.delete(obj)
+            handler.on_delete(obj)
+            continue
+        old = store.get(obj)
+        if old is not None:
+            store.update(obj)
+            handler.on_update(old, obj)
+        else:
+            store.add(obj)
+            handler.on_add(obj, is_in_initial_list)
+
+
+class Controller:
+    """Runs a Reflector into `queue` and pops it through `process` (client-go's controller)."""
+
+    def __init__(self, queue: Any, list_watcher: ListerWatcher, process: ProcessFunc, *,
+                 full_resync_period: float = 0.0,
+                 should_resync: Callable[[], bool] | None = None,
+                 retry_on_error: bool = False, name: str = "",
+                 clock: Clock | None = None, reflector_options: dict[str, Any] | None = None
+                 ) -> None:
+        self.queue = queue
+        self.list_watcher = list_watcher
+        self.process = process
+        self.full_resync_period = full_resync_period
+        self.should_resync = should_resync
+        self.retry_on_error = retry_on_error
+        self.name = name or getattr(list_watcher, "description", "") or "controller"
+        self.clock = clock or RealClock()
+        self.reflector_options = dict(reflector_options or {})
+        self.reflector: Reflector | None = None
+        self._lock = threading.Lock()
+        self.process_errors = 0
+        self.deltas_popped = 0
+
+    def __repr__(self) -> str:
+        return f"Controller({self.name!r}, synced={self.has_synced()})"
+
+    def run(self, stop: threading.Event) -> None:
+        """Block until `stop`: Reflector on a thread, `process_loop` here (H78)."""
+        reflector = Reflector(self.list_watcher, self.queue, self.full_resync_period,
+                              name=self.name, clock=self.clock,
+                              should_resync=self.should_resync, **self.reflector_options)
+        with self._lock:
+            self.reflector = reflector
+        reflector_thread = threading.Thread(target=reflector.run, args=(stop,), daemon=True,
+                                            name=f"kubenb-reflector-{self.name}")
+        closer = threading.Thread(target=self._close_on_stop, args=(stop,), daemon=True,
+                                  name=f"kubenb-controller-stop-{self.name}")
+        reflector_thread.start()
+        closer.start()
+        try:
+            while not stop.is_set():
+                self.process_loop()
+        finally:
+            self.queue.close()
+            closer.join()
+            reflector_thread.join()
+
+    def _close_on_stop(self, stop: threading.Event) -> None:
+        stop.wait()
+        self.queue.close()
+
+    def process_loop(self) -> None:
+        """Pop until the queue closes; a failing `process` is logged and, with
+        `retry_on_error` (DeltaFIFO only), its deltas are put back."""
+        popped: list[Any] = []
+
+        def process(deltas: Any, is_in_initial_list: bool) -> None:
+            popped[:] = [deltas]
+            self.process(deltas, is_in_initial_list)
+
+        while True:
+            popped.clear()  # never blame (or retry) the previous item
+            try:
+                self.queue.pop(process)
+                self.deltas_popped += 1
+            except FIFOClosedError:
+                return
+            except Exception as err:  # one bad item must not stop the loop
+                self.process_errors += 1
+                log.error("%s: processing %s failed: %s", self.name, self._describe(popped),
+                          err, exc_info=err)
+                if self.retry_on_error and popped and hasattr(self.queue, "add_if_not_present"):
+                    self.queue.add_if_not_present(popped[0])
+
+    def _describe(self, popped: list[Any]) -> str:
+        """The key of the failed item, never its content (it may be a Secret)."""
+        if not popped:
+            return "an item"
+        try:
+            return repr(self.queue.key_of(popped[0]))
+        except Exception:  # a key function that fails here failed before, too
+            return "an item"
+
+    def has_synced(self) -> bool:
+        """True once the first list has been popped and processed (H77)."""
+        return self.queue.has_synced()
+
+    def last_sync_resource_version(self) -> str:
+        with self._lock:
+            reflector = self.reflector
+        return "" if reflector is None else reflector.last_sync_resource_version()
+
+
+def new_informer(list_watcher: ListerWatcher, handler: Any, resync_period: float = 0.0, *,
+                 transform: Callable[[Any], Any] | None = None, queue: str = "DeltaFIFO",
+                 clock: Clock | None = None, **reflector_options: Any
+                 ) -> tuple[Store, Controller]:
+    """A store and a controller that keeps it current and calls `handler` (H79)."""
+    store = new_store(deletion_handling_meta_namespace_key_func)
+    return store, _informer(list_watcher, handler, resync_period, store, transform, queue,
+                            clock, reflector_options)
+
+
+def new_indexer_informer(list_watcher: ListerWatcher, handler: Any, resync_period: float = 0.0,
+                         indexers: dict[str, Any] | None = None, *,
+                         transform: Callable[[Any], Any] | None = None,
+                         queue: str = "DeltaFIFO", clock: Clock | None = None,
+                         **reflector_options: Any) -> tuple[Indexer, Controller]:
+    """`new_informer` with an Indexer (and its `indexers`) as the store."""
+    indexer = new_indexer(deletion_handling_meta_namespace_key_func, indexers or {})
+    return indexer, _informer(list_watcher, handler, resync_period, indexer, transform, queue,
+                              clock, reflector_options)
+
+
+def _informer(list_watcher: ListerWatcher, handler: Any, resync_period: float, store: Store,
+              transform: Callable[[Any], Any] | None, queue_kind: str, clock: Clock | None,
+              reflector_options: dict[str, Any]) -> Controller:
+    queue = new_queue(queue_kind, store, transform, clock)
+
+    def process(deltas: Sequence[Delta], is_in_initial_list: bool) -> None:
+        process_deltas(handler, store, deltas, is_in_initial_list)
+
+    return Controller(queue, list_watcher, process, full_resync_period=resync_period,
+                      clock=clock, reflector_options=reflector_options)

@@ -1,0 +1,475 @@
+"""Reflector: keeps a store equal to the server by ListAndWatch, through every failure.
+
+client-go's `tools/cache/reflector.go` (1.32 semantics, section G of the spec):
+
+- list (paginated through `ListPager`, resourceVersion "0" first, then the last
+  synced one, "" after an Expired or too-large answer), `store.replace` the result;
+- watch from the list's resourceVersion with bookmarks on and a random server
+  timeout in [5, 10] min; every event moves the last synced resourceVersion on;
+- a watch that ends normally (server timeout, dropped connection, silence longer
+  than `idle_timeout`) is resumed from the last resourceVersion, with no relist;
+- a 410 Expired, an ERROR event, a decode error or a "very short watch" ends
+  ListAndWatch, and `run` relists after an exponential, jittered backoff;
+- 429 and refused connections back off and re-watch without a relist;
+- every `resync_period` the store is asked to `resync()` (if `should_resync` agrees).
+
+The difference from Go: `idle_timeout` closes a watch that has delivered nothing,
+not even a bookmark, for that long (default 70 s; servers send a bookmark about
+every minute), because a silently dead connection is otherwise never noticed.
+Counters of every stage are kept in `stats()` for the pipeline view.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import requests
+
+from kubenb.cache.backoff import ExponentialBackoff, RetryWithDeadline
+from kubenb.cache.listwatch import ListerWatcher, Watcher
+from kubenb.client.options import ListOptions
+from kubenb.client.pager import ListPager, PageInfo
+from kubenb.clock import Clock, RealClock
+from kubenb.errors import (
+    ApiError,
+    Gone,
+    KubenbError,
+    ServerError,
+    TooManyRequests,
+    WatchDecodeError,
+    is_too_large_resource_version,
+)
+
+log = logging.getLogger(__name__)
+
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+DEFAULT_PAGE_SIZE = 500
+_VERY_SHORT_WATCH = 1.0
+_STOP_POLL = 0.05  # real seconds between checks of a caller's stop Event
+
+
+class ListError(KubenbError):
+    """The LIST of a ListAndWatch failed; `.err` is why (client-go's "failed to list")."""
+
+    def __init__(self, description: str, err: BaseException) -> None:
+        self.err = err
+        super().__init__(f"failed to list {description}: {err}")
+
+
+class VeryShortWatchError(KubenbError):
+    """A watch closed within a second with no event: the server is not serving it."""
+
+
+class _StopRequested(Exception):
+    pass
+
+
+def default_watch_error_handler(reflector: Reflector, err: BaseException) -> None:
+    """Log the error the way client-go's `DefaultWatchErrorHandler` does."""
+    if isinstance(err, Gone):
+        log.info("%s: watch of %s closed with: %s", reflector.name, reflector.description, err)
+    else:
+        log.warning("%s: failed to watch %s: %s", reflector.name, reflector.description, err)
+
+
+class Reflector:
+    """Watches one ListerWatcher and mirrors it into `store` (a DeltaFIFO, RealFIFO or Store)."""
+
+    def __init__(self, list_watcher: ListerWatcher, store: Any, resync_period: float = 0.0, *,
+                 name: str = "", expected_type: tuple[str, str] | None = None,
+                 clock: Clock | None = None, page_size: int = 0,
+                 should_resync: Callable[[], bool] | None = None,
+                 watch_error_handler: Callable[[Reflector, BaseException], None] | None = None,
+                 min_watch_timeout: float = 300.0, idle_timeout: float | None = 70.0,
+                 max_internal_error_retry_duration: float = 0.0,
+                 use_watch_list: bool = False, backoff: ExponentialBackoff | None = None,
+                 on_list_page: Callable[[PageInfo], None] | None = None,
+                 rand: random.Random | None = None) -> None:
+        self.list_watcher = list_watcher
+        self.store = store
+        self.resync_period = resync_period
+        self.name = name or getattr(list_watcher, "description", "") or "reflector"
+        self.description = getattr(list_watcher, "description", "") or self.name
+        self.expected_type = expected_type  # (apiVersion, kind); others are dropped (G57)
+        self.clock = clock or RealClock()
+        self.page_size = page_size  # client-go's WatchListPageSize
+        self.should_resync = should_resync
+        self.watch_error_handler = watch_error_handler or default_watch_error_handler
+        self.min_watch_timeout = max(300.0, min_watch_timeout)
+        self.idle_timeout = idle_timeout
+        self.use_watch_list = use_watch_list
+        self.backoff = backoff or ExponentialBackoff(clock=self.clock, rand=rand)
+        self.retry_internal = RetryWithDeadline(max_internal_error_retry_duration,
+                                                clock=self.clock)
+        self.on_list_page = on_list_page
+        self._random = rand or random.Random()
+        self._lock = threading.Lock()
+        self._last_sync_rv = ""
+        self._rv_unavailable = False
+        self._paginated_result = False
+        self._watch: Watcher | None = None
+        self._cancel: threading.Event | None = None
+        self._counts: Counter[str] = Counter()
+        self.state = "new"
+        self.last_error: str = ""
+
+    def __repr__(self) -> str:
+        return (f"Reflector({self.description!r}, state={self.state}, "
+                f"rv={self.last_sync_resource_version()!r})")
+
+    # -- public ------------------------------------------------------------------------
+
+    def last_sync_resource_version(self) -> str:
+        """The resourceVersion the store is known to be current at ("" before a list)."""
+        with self._lock:
+            return self._last_sync_rv
+
+    def stats(self) -> dict[str, Any]:
+        """Counters of every stage (lists, pages, objects listed, events by type, resumes,
+        410s, idle timeouts, errors) plus the state and the last error, as one snapshot."""
+        with self._lock:
+            snapshot: dict[str, Any] = dict(self._counts)
+        snapshot.update(state=self.state, resource_version=self.last_sync_resource_version(),
+                        last_error=self.last_error)
+        return snapshot
+
+    def run(self, stop: threading.Event) -> None:
+        """ListAndWatch until `stop` is set, backing off between attempts (G66)."""
+        try:
+            while not stop.is_set():
+                try:
+                    self.list_and_watch(stop)
+                except Exception as err:  # every failure is retried
+                    self._count("errors")
+                    self.last_error = str(err)
+                    self.watch_error_handler(self, err)
+                if stop.is_set():
+                    break
+                self.state = "backoff"
+                self.clock.wait_event(stop, self.backoff.next())
+        finally:
+            self.state = "stopped"
+
+    def _bridge_stop(self, stop: threading.Event, done: threading.Event) -> None:
+        """Turn the caller's stop Event into closing the open watch at once."""
+        while not done.is_set():
+            if stop.wait(_STOP_POLL):
+                self._interrupt()
+                return
+
+    def _interrupt(self) -> None:
+        with self._lock:
+            watch, cancel = self._watch, self._cancel
+        if cancel is not None:
+            cancel.set()
+        if watch is not None:
+            watch.stop()
+
+    # -- ListAndWatch ----------------------------------------------------------------------
+
+    def list_and_watch(self, stop: threading.Event) -> None:
+        """One list (or streaming list), then watches until one fails; raises list errors.
+
+        Setting `stop` ends it promptly, also in the middle of a watch (G68)."""
+        if stop.is_set():
+            return
+        done = threading.Event()
+        bridge = threading.Thread(target=self._bridge_stop, args=(stop, done), daemon=True,
+                                  name=f"kubenb-reflector-stop-{self.name}")
+        bridge.start()
+        try:
+            self._list_and_watch(stop)
+        finally:
+            done.set()
+            bridge.join()
+
+    def _list_and_watch(self, stop: threading.Event) -> None:
+        watch: Watcher | None = None
+        if self.use_watch_list:
+            watch = self._watch_list(stop)
+        if watch is None and not stop.is_set():
+            self._list()
+        cancel = threading.Event()
+        with self._lock:
+            self._cancel = cancel
+        resync = None
+        if self.resync_period > 0:
+            resync = threading.Thread(target=self._resync_loop, args=(cancel,), daemon=True,
+                                      name=f"kubenb-reflector-resync-{self.name}")
+            resync.start()
+        try:
+            self._watch_loop(stop, cancel, watch)
+        finally:
+            cancel.set()
+            with self._lock:
+                self._cancel = None
+            if resync is not None:
+                resync.join()
+
+    def relist_resource_version(self) -> str:
+        """"0" for the first list, "" after an unavailable-RV error, else the last RV (G49)."""
+        with self._lock:
+            if self._rv_unavailable:
+                return ""
+            return self._last_sync_rv or "0"
+
+    def _list(self) -> None:
+        self.state = "listing"
+        options = ListOptions(resource_version=self.relist_resource_version())
+        pager = ListPager(self.list_watcher.list, page_size=DEFAULT_PAGE_SIZE)
+        if self.page_size:
+            pager.page_size = self.page_size
+        elif self._paginated_result:
+            pass  # an earlier "0" list came back paginated: keep 500 (G53b)
+        elif options.resource_version not in ("", "0"):
+            pager.page_size = 0  # may be served from the watch cache (G53c)
+        self._count("lists")
+        try:
+            try:
+                result, paginated = pager.list(options, on_page=self._on_page)
+            except ApiError as err:
+                if not (isinstance(err, Gone) or is_too_large_resource_version(err)):
+                    raise
+                with self._lock:
+                    self._rv_unavailable = True
+                self._count("relists_unavailable_rv")
+                options = ListOptions(resource_version=self.relist_resource_version())
+                result, paginated = pager.list(options, on_page=self._on_page)
+        except Exception as err:
+            raise ListError(self.description, err) from err
+        if options.resource_version == "0" and paginated:
+            self._paginated_result = True
+        with self._lock:
+            self._rv_unavailable = False
+        rv = (result.get("metadata") or {}).get("resourceVersion", "")
+        items = result.get("items") or []
+        self._count("objects_listed", len(items))
+        self.store.replace(items, rv)
+        self._set_last_sync_rv(rv)
+
+    def _on_page(self, page: PageInfo) -> None:
+        self._count("list_pages")
+        if self.on_list_page is not None:
+            self.on_list_page(page)
+
+    # -- watching ----------------------------------------------------------------------
+
+    def _watch_loop(self, stop: threading.Event, cancel: threading.Event,
+                    watch: Watcher | None) -> None:
+        self.retry_internal.reset()  # a window per ListAndWatch, as Go's per-watch() retry
+        while not (stop.is_set() or cancel.is_set()):
+            started = self.clock.now()
+            if watch is None:
+                try:
+                    watch = self._open_watch()
+                except (TooManyRequests, requests.ConnectionError) as err:
+                    self._note_retriable(err)
+                    self.clock.wait_event(stop, self.backoff.next())
+                    continue
+            self.state = "watching"
+            try:
+                self._handle_watch(watch, started, stop, cancel)
+            except _StopRequested:
+                return
+            except TooManyRequests as err:
+                self._note_retriable(err)
+                self.clock.wait_event(stop, self.backoff.next())
+                continue
+            except ServerError as err:
+                if err.reason == "InternalError":
+                    self.retry_internal.after()
+                if err.reason == "InternalError" and self.retry_internal.should_retry():
+                    self._count("internal_error_retries")
+                    continue
+                self._watch_failed(err)
+                return
+            except (ApiError, WatchDecodeError, VeryShortWatchError) as err:
+                self._watch_failed(err)
+                return
+            finally:
+                watch.stop()
+                with self._lock:
+                    self._watch = None
+                end = getattr(watch, "end_reason", "")
+                if end and not stop.is_set():
+                    self._count(f"watch_end_{end.replace('-', '_')}")
+                watch = None
+            if not (stop.is_set() or cancel.is_set()):
+                self._count("resumes")
+
+    def _open_watch(self) -> Watcher:
+        timeout = int(self.min_watch_timeout * (1 + self._random.random()))
+        options = ListOptions(resource_version=self.last_sync_resource_version(),
+                              timeout_seconds=timeout, allow_watch_bookmarks=True)
+        self._count("watches")
+        watch = self.list_watcher.watch(options, self.idle_timeout)
+        with self._lock:
+            self._watch = watch
+        return watch
+
+    def _note_retriable(self, err: BaseException) -> None:
+        self._count("watch_retries")
+        self.last_error = str(err)
+        log.info("%s: watch of %s will be retried: %s", self.name, self.description, err)
+
+    def _watch_failed(self, err: BaseException) -> None:
+        """Log like client-go's watch(): the caller returns and `run` relists after backoff."""
+        self.last_error = str(err)
+        if isinstance(err, Gone):
+            self._count("gone")
+            log.info("%s: watch of %s closed with: %s", self.name, self.description, err)
+        else:
+            self._count("watch_errors")
+            log.warning("%s: watch of %s ended with: %s", self.name, self.description, err)
+
+    def _handle_watch(self, watch: Watcher, started: float, stop: threading.Event,
+                      cancel: threading.Event) -> None:
+        # The stop bridge may have fired before this watch was registered (G68).
+        if stop.is_set():
+            raise _StopRequested
+        if cancel.is_set():
+            return
+        events = 0
+        for event in watch:
+            if stop.is_set():
+                raise _StopRequested
+            if self._apply_event(event.type, event.object):
+                events += 1
+        if stop.is_set():
+            raise _StopRequested
+        if cancel.is_set():
+            return  # a resync error ends the watch; ListAndWatch still returns normally
+        if events == 0 and self.clock.since(started) < _VERY_SHORT_WATCH and \
+                getattr(watch, "end_reason", "closed") == "closed":
+            raise VeryShortWatchError(
+                f"very short watch: {self.description}: Unexpected watch close - "
+                "watch lasted less than a second and no items received")
+
+    def _apply_event(self, kind: str, obj: dict[str, Any]) -> bool:
+        if (self.expected_type is not None and "kind" in obj and kind != "BOOKMARK"
+                and (obj.get("apiVersion"), obj.get("kind")) != self.expected_type):
+            self._count("events_dropped_wrong_type")
+            return False
+        rv = (obj.get("metadata") or {}).get("resourceVersion", "")
+        if kind == "ADDED":
+            self.store.add(obj)
+        elif kind == "MODIFIED":
+            self.store.update(obj)
+        elif kind == "DELETED":
+            self.store.delete(obj)
+        elif kind != "BOOKMARK":  # pragma: no cover - the decoder rejects other types
+            raise WatchDecodeError(f"got invalid watch event type: {kind}")
+        self._count(f"events_{kind.lower()}")
+        self._set_last_sync_rv(rv)
+        # Every event, not only bookmarks, is reported to a ResourceVersionUpdater (G58).
+        updater = getattr(self.store, "update_resource_version", None)
+        if updater is not None:
+            updater(rv)
+        return True
+
+    def _set_last_sync_rv(self, rv: str) -> None:
+        with self._lock:
+            self._last_sync_rv = rv
+
+    # -- streaming initial list (WatchList, G71-G72) -------------------------------------
+
+    def _watch_list(self, stop: threading.Event) -> Watcher | None:
+        """Stream the initial state; return the still-open watch, or None to fall back."""
+        from kubenb.cache.store import new_store
+
+        key_func = getattr(self.store, "key_of", None)
+        while not stop.is_set():
+            self.state = "listing"
+            with self._lock:
+                rv = "" if self._rv_unavailable else self._last_sync_rv
+            options = ListOptions(resource_version=rv, resource_version_match="NotOlderThan",
+                                  send_initial_events=True, allow_watch_bookmarks=True,
+                                  timeout_seconds=int(self.min_watch_timeout *
+                                                      (1 + self._random.random())))
+            self._count("watch_lists")
+            try:
+                watch = self.list_watcher.watch(options, self.idle_timeout)
+            except Exception as err:  # G72: retry, or fall back to LIST
+                if self._watch_list_retriable(err, stop):
+                    continue
+                log.info("%s: watch-list failed (%s); falling back to list", self.name, err)
+                return None
+            with self._lock:
+                self._watch = watch
+            temp = new_store(key_func) if key_func else new_store()
+            try:
+                done_rv = None if stop.is_set() else self._stream_initial(watch, temp, stop)
+            except Exception as err:  # G72: retry, or fall back to LIST
+                watch.stop()
+                with self._lock:
+                    self._watch = None
+                if self._watch_list_retriable(err, stop):
+                    continue
+                log.info("%s: watch-list failed (%s); falling back to list", self.name, err)
+                return None
+            if done_rv is None:
+                watch.stop()
+                if stop.is_set():
+                    return None
+                continue  # closed before the end bookmark: ask again
+            with self._lock:
+                self._rv_unavailable = False
+            items = temp.list()
+            self._count("objects_listed", len(items))
+            self.store.replace(items, done_rv)
+            self._set_last_sync_rv(done_rv)
+            return watch
+        return None
+
+    def _watch_list_retriable(self, err: BaseException, stop: threading.Event) -> bool:
+        """client-go's `isErrorRetriableWithSideEffectsFn`: back off on 429 and refused
+        connections, ask again from RV "" after an unavailable RV; else fall back."""
+        if isinstance(err, (TooManyRequests, requests.ConnectionError)):
+            self._note_retriable(err)
+            self.clock.wait_event(stop, self.backoff.next())
+            return True
+        if isinstance(err, Gone) or is_too_large_resource_version(err):
+            with self._lock:
+                self._rv_unavailable = True
+            return True
+        return False
+
+    def _stream_initial(self, watch: Watcher, temp: Any, stop: threading.Event) -> str | None:
+        for event in watch:
+            if stop.is_set():
+                return None
+            obj = event.object
+            if event.type == "ADDED":
+                temp.add(obj)
+            elif event.type == "MODIFIED":
+                temp.update(obj)
+            elif event.type == "DELETED":
+                temp.delete(obj)
+            elif event.type == "BOOKMARK":
+                annotations = (obj.get("metadata") or {}).get("annotations") or {}
+                if annotations.get(INITIAL_EVENTS_END) == "true":
+                    return (obj.get("metadata") or {}).get("resourceVersion", "")
+        return None
+
+    # -- resync ------------------------------------------------------------------------------
+
+    def _resync_loop(self, cancel: threading.Event) -> None:
+        while not self.clock.wait_event(cancel, self.resync_period):
+            if self.should_resync is None or self.should_resync():
+                try:
+                    self.store.resync()
+                    self._count("resyncs")
+                except Exception as err:  # a resync error ends this watch (G67)
+                    self.last_error = f"resync failed: {err}"
+                    log.warning("%s: resync failed: %s", self.name, err)
+                    self._interrupt()
+                    return
+
+    def _count(self, name: str, n: int = 1) -> None:
+        with self._lock:
+            self._counts[name] += n
