@@ -7,10 +7,15 @@ import json
 import platform
 import sys
 
-from benchmarks import bench_delta_fifo, bench_workqueue
+from benchmarks import bench_client, bench_delta_fifo, bench_informer, bench_workqueue
 from benchmarks.harness import format_table
 
-SUITES = {"workqueue": bench_workqueue, "delta_fifo": bench_delta_fifo}
+SUITES = {
+    "workqueue": bench_workqueue,
+    "delta_fifo": bench_delta_fifo,
+    "client": bench_client,
+    "informer": bench_informer,
+}
 
 
 def main(argv: list[str] | None = None) -> int:

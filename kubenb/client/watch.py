@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 import requests
 from urllib3.exceptions import ProtocolError, ReadTimeoutError
 
+from kubenb.client.decode import gc_paused
 from kubenb.errors import ApiError, WatchDecodeError, api_error_from_status
 
 log = logging.getLogger(__name__)
@@ -106,14 +107,15 @@ class Watch:
 
     def __iter__(self) -> Iterator[WatchEvent]:
         try:
-            for line in self._lines():
-                if self._stopped.is_set():
-                    return
-                if not line.strip():
-                    continue
-                event = decode_event(line)
-                self.events_received += 1
-                yield event
+            for lines in self._line_batches():
+                events, error = _decode_batch(lines)
+                for event in events:
+                    if self._stopped.is_set():
+                        return
+                    self.events_received += 1
+                    yield event
+                if error is not None:
+                    raise error
         finally:
             self._close()
 
@@ -160,7 +162,8 @@ class Watch:
         if not self.end_reason:
             self.end_reason = "stopped" if self._stopped.is_set() else "closed"
 
-    def _lines(self) -> Iterator[bytes]:
+    def _line_batches(self) -> Iterator[list[bytes]]:
+        """The complete lines of each read, as one list per read."""
         pieces: list[bytes] = []
         for chunk in self._chunks():
             if b"\n" not in chunk:
@@ -176,9 +179,29 @@ class Watch:
                 pieces.append(tail)
             if self._stopped.is_set():
                 return
-            yield from lines
+            yield lines
         if pieces and not self._stopped.is_set() and self.end_reason == "closed":
-            yield b"".join(pieces)  # a last frame without its newline
+            yield [b"".join(pieces)]  # a last frame without its newline
+
+
+def _decode_batch(lines: list[bytes]) -> tuple[list[WatchEvent], Exception | None]:
+    """Decode the frames of one read with the garbage collector paused once for all.
+
+    An informer keeps every object it decodes, so collections triggered while
+    decoding walk an ever larger heap; pausing per read (not per frame) makes them
+    rarer by the number of frames per read. A bad frame stops the batch: the events
+    before it are returned with the error, so none is lost.
+    """
+    events: list[WatchEvent] = []
+    with gc_paused():
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                events.append(decode_event(line))
+            except Exception as err:
+                return events, err
+    return events, None
 
 
 def _socket_of(response: requests.Response) -> socket.socket | None:

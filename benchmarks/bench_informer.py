@@ -1,0 +1,254 @@
+"""Informers: time to a synced cache, watch throughput to a handler, memory per object.
+
+Same run, interleaved, best of rounds, each against two baselines:
+
+- sync N pods (server in its own process): kubenb `SharedIndexInformer` from start
+  to `has_synced()`, vs the raw minimum (`requests.get` + `json.loads` of the same
+  list) and vs the official client's `kubernetes.informer.SharedInformer` (v36+)
+  until its first list is in its cache;
+- a stream of E MODIFIED pod events (replayed byte for byte by a separate process):
+  kubenb informer events handed to a handler per second, vs `requests` `iter_lines`
+  + `json.loads`, and vs the official `watch.Watch().stream` (typed);
+- memory per cached object (tracemalloc, retained after sync) vs the plain decoded
+  dicts of the same list, and vs the official informer's typed cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tracemalloc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import requests
+
+from benchmarks.harness import Result, compare
+from benchmarks.server_process import server_process
+from kubenb.cache.handlers import ResourceEventHandlerFuncs
+from kubenb.cache.listwatch import ListWatch
+from kubenb.cache.shared_informer import SharedIndexInformer
+from kubenb.client.config import config_from_dict, load_config
+from kubenb.client.dynamic import DynamicClient
+
+
+def _wait(predicate: Callable[[], bool], timeout: float = 600.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError("benchmark step did not finish")
+        time.sleep(0.002)
+
+
+def _stop_official(informer: object) -> None:
+    """Stop the official informer without `stop()`, which joins a thread blocked in its
+    watch until the next event arrives (none will): ask it to stop and move on."""
+    informer._stop_event.set()  # type: ignore[attr-defined]
+    if informer._watch is not None:  # type: ignore[attr-defined]
+        informer._watch.stop()  # type: ignore[attr-defined]
+
+
+def _kubenb_informer(dynamic: DynamicClient, handler: object = None) -> SharedIndexInformer:
+    informer = SharedIndexInformer(ListWatch.from_client(
+        dynamic.resource("v1", "pods"), namespace="default"))
+    if handler is not None:
+        informer.add_event_handler(handler)
+    return informer
+
+
+# -- sync --------------------------------------------------------------------------------
+
+
+def sync_results(n: int, rounds: int) -> tuple[list[Result], dict[str, float]]:
+    import kubernetes
+    from kubernetes.informer import SharedInformer
+
+    with server_process(n) as server:
+        dynamic = DynamicClient(load_config(server.kubeconfig))
+        session = requests.Session()
+        url = server.url + "/api/v1/namespaces/default/pods"
+        api = kubernetes.client.CoreV1Api(
+            kubernetes.config.new_client_from_config(server.kubeconfig))
+
+        def kubenb_sync() -> None:
+            informer = _kubenb_informer(dynamic).start()
+            _wait(informer.has_synced)
+            assert len(informer.get_indexer().list_keys()) == n
+            informer.stop()
+
+        def raw_list() -> None:
+            assert len(json.loads(session.get(url).content)["items"]) == n
+
+        def official_sync() -> None:
+            informer = SharedInformer(api.list_namespaced_pod, namespace="default")
+            informer.start()
+            _wait(lambda: informer._resource_version is not None)  # its first list is in
+            assert len(informer.cache.list_keys()) == n
+            _stop_official(informer)
+
+        label = f"informer sync {n} pods"
+        results = [
+            compare(label, n, kubenb_sync, "requests+json.loads", raw_list, rounds,
+                    target_ratio=1 / 1.5),
+            compare(label, n, kubenb_sync, "official SharedInformer", official_sync,
+                    max(1, rounds - 1), target_ratio=1.0),
+        ]
+        memory = memory_per_object(n, dynamic, session, url, api)
+        session.close()
+        dynamic.rest.close()
+        api.api_client.close()
+    return results, memory
+
+
+def _traced(build: Callable[[], object]) -> tuple[float, object]:
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        kept = build()
+        after = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    return after - before, kept
+
+
+def memory_per_object(n: int, dynamic: DynamicClient, session: requests.Session, url: str,
+                      api: object) -> dict[str, float]:
+    """Bytes retained per cached pod, measured with tracemalloc after a full sync."""
+    from kubernetes.informer import SharedInformer
+
+    content = session.get(url).content
+    plain, _ = _traced(lambda: json.loads(content))
+
+    def kubenb_cache() -> object:
+        informer = _kubenb_informer(dynamic).start()
+        _wait(informer.has_synced)
+        informer.stop()
+        return informer
+
+    def official_cache() -> object:
+        informer = SharedInformer(api.list_namespaced_pod, namespace="default")  # type: ignore
+        informer.start()
+        _wait(lambda: informer._resource_version is not None)
+        _stop_official(informer)
+        return informer
+
+    ours, _ = _traced(kubenb_cache)
+    theirs, _ = _traced(official_cache)
+    return {"plain dicts": plain / n, "kubenb informer": ours / n,
+            "official informer": theirs / n}
+
+
+# -- watch throughput ------------------------------------------------------------------------
+
+
+def make_stream(path: Path, events: int, pods: int = 1000) -> None:
+    """`events` MODIFIED events over `pods` realistic pods, as the API server writes them."""
+    from kubenb.server import EmbeddedServer
+
+    server = EmbeddedServer()
+    server.seed_objects(pods, kind="pods", namespace="default")
+    rtype = server.types.lookup("", "v1", "pods")
+    items = server.registry.list(rtype, "default", {})["items"]
+    server.stop()
+    with path.open("wb") as out:
+        for i in range(events):
+            pod = items[i % len(items)]
+            pod["metadata"]["resourceVersion"] = str(100 + i)
+            pod["metadata"].setdefault("labels", {})["revision"] = str(i)
+            out.write(json.dumps({"type": "MODIFIED", "object": pod},
+                                 separators=(",", ":")).encode() + b"\n")
+
+
+@contextmanager
+def replay_process(stream: Path) -> Iterator[str]:
+    proc = subprocess.Popen([sys.executable, "-m", "benchmarks.replay_server", str(stream)],
+                            stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        yield line.rsplit(" ", 1)[-1].strip()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+
+
+def watch_results(events: int, rounds: int) -> list[Result]:
+    import kubernetes
+    from kubernetes import watch
+
+    with tempfile.TemporaryDirectory(prefix="kubenb-bench-") as tmp:
+        stream = Path(tmp) / "stream.jsonl"
+        make_stream(stream, events)
+        with replay_process(stream) as url:
+            config = config_from_dict({
+                "clusters": [{"name": "r", "cluster": {"server": url}}],
+                "users": [{"name": "r", "user": {}}],
+                "contexts": [{"name": "r", "context": {"cluster": "r", "user": "r"}}],
+                "current-context": "r"})
+            dynamic = DynamicClient(config)
+            session = requests.Session()
+            configuration = kubernetes.client.Configuration()
+            configuration.host = url
+            api = kubernetes.client.CoreV1Api(kubernetes.client.ApiClient(configuration))
+
+            def kubenb_watch() -> None:
+                seen = [0]
+                done = threading.Event()
+
+                def on_update(old: object, new: object) -> None:
+                    seen[0] += 1
+                    if seen[0] == events:
+                        done.set()
+
+                informer = _kubenb_informer(dynamic, ResourceEventHandlerFuncs(
+                    on_add=lambda obj: None, on_update=on_update)).start()
+                assert done.wait(600)
+                informer.stop()
+
+            def raw_watch() -> None:
+                resp = session.get(url + "/api/v1/namespaces/default/pods",
+                                   params={"watch": "true"}, stream=True)
+                count = sum(1 for line in resp.iter_lines() if line and json.loads(line))
+                assert count == events
+
+            def official_watch() -> None:
+                count = 0
+                for _ in watch.Watch().stream(api.list_namespaced_pod, namespace="default",
+                                              resource_version="1", _request_timeout=600):
+                    count += 1
+                    if count == events:
+                        break
+                assert count == events
+
+            label = f"watch {events} events to a handler"
+            results = [
+                compare(label, events, kubenb_watch, "iter_lines+json.loads", raw_watch,
+                        rounds, target_ratio=0.7),
+                compare(label, events, kubenb_watch, "official watch.stream (typed)",
+                        official_watch, max(1, rounds - 1), target_ratio=1.0),
+            ]
+            session.close()
+            dynamic.rest.close()
+            api.api_client.close()
+    return results
+
+
+def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
+    n = max(200, int(10_000 * scale))
+    events = max(1000, int(50_000 * scale))
+    results, memory = sync_results(n, rounds)
+    results += watch_results(events, rounds)
+    print("memory per cached pod (tracemalloc, retained after sync):")
+    base = memory["plain dicts"]
+    for name, per in memory.items():
+        print(f"  {name:<18} {per / 1024:6.1f} KiB  ({per / base:.2f}x plain dicts)")
+    print()
+    return results

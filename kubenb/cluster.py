@@ -1,0 +1,122 @@
+"""`kubenb.connect()` and `kubenb.embedded()`: one object holding everything a notebook needs.
+
+A `Cluster` bundles the config, the REST client, discovery and the RESTMapper, the
+dynamic client and a shared informer factory, so a notebook cell can say
+`cluster.resource("po").list()` or `cluster.informer("deploy")` with any name kubectl
+accepts. `close()` (or leaving the `with` block) stops every informer and thread it
+started, and the embedded server when it started one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubenb.cache.factory import SharedInformerFactory
+from kubenb.cache.lister import Lister
+from kubenb.cache.shared_informer import SharedIndexInformer
+from kubenb.client.config import Config, load_config
+from kubenb.client.discovery import DiscoveryClient, ResourceInfo, RESTMapper
+from kubenb.client.dynamic import DynamicClient, ResourceClient
+from kubenb.client.rest import RESTClient
+from kubenb.errors import KubenbError
+
+
+class CacheSyncTimeout(KubenbError, TimeoutError):
+    """An informer did not finish its first list in time; the message says why if known."""
+
+
+class Cluster:
+    """A connection to one API server, for notebooks (see the module docstring)."""
+
+    def __init__(self, config: Config, server: Any = None, **rest_options: Any) -> None:
+        self.config = config
+        self.server = server
+        self.rest = RESTClient(config, **rest_options)
+        self.discovery = DiscoveryClient(self.rest)
+        self.mapper = RESTMapper(self.discovery)
+        self.dynamic = DynamicClient(self.rest)
+        self.factory = SharedInformerFactory(self.dynamic)
+        self._closed = False
+
+    def __repr__(self) -> str:
+        where = "embedded" if self.server is not None else "kubeconfig"
+        return f"Cluster({self.config.server!r}, {where}, namespace={self.config.namespace!r})"
+
+    def __enter__(self) -> Cluster:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def resource_info(self, name: str) -> ResourceInfo:
+        """What `name` ("po", "deploy", "foos.example.com", ...) means on this server."""
+        return self.mapper.resource_for(name)
+
+    def resource(self, name: str, namespace: str | None = None,
+                 all_namespaces: bool = False) -> ResourceClient:
+        """A client for any resource the RESTMapper resolves; namespaced resources default
+        to the config's namespace unless `namespace` or `all_namespaces` says otherwise."""
+        info = self.mapper.resource_for(name)
+        client = self.dynamic.resource(info.api_version, info.resource)
+        if not info.namespaced or all_namespaces:
+            return client
+        return client.namespace(namespace or self.config.namespace)
+
+    def informer(self, resource: str, namespace: str | None = None,
+                 label_selector: Any = None, field_selector: Any = None, resync: float = 0.0,
+                 transform: Any = None, queue: str = "DeltaFIFO",
+                 timeout: float | None = 60.0) -> SharedIndexInformer:
+        """A started, synced shared informer (`namespace=None`: all namespaces).
+
+        Raises `CacheSyncTimeout` (with the Reflector's last error, e.g. a 403) when the
+        first list does not complete within `timeout` seconds.
+        """
+        info = self.mapper.resource_for(resource)
+        generic = self.factory.for_resource(
+            info.api_version, info.resource, namespace if info.namespaced else None,
+            label_selector, field_selector, resync=resync, transform=transform, queue=queue)
+        self.factory.start()
+        informer = generic.informer()
+        if not informer.has_synced():
+            from kubenb.cache.wait import wait_for_cache_sync
+
+            if not wait_for_cache_sync(None, informer.has_synced, timeout=timeout):
+                error = informer.stats()["reflector"].get("last_error") or "no error reported"
+                raise CacheSyncTimeout(
+                    f"informer for {info.group_resource} did not sync within {timeout}s "
+                    f"(last error: {error})")
+        return informer
+
+    def lister(self, resource: str, namespace: str | None = None, **informer_options: Any
+               ) -> Lister:
+        """A Lister over the (started, synced) shared informer of `resource`."""
+        info = self.mapper.resource_for(resource)
+        informer = self.informer(resource, namespace, **informer_options)
+        return Lister(informer.get_indexer(), resource=info.resource, group=info.group)
+
+    def close(self) -> None:
+        """Stop every informer and thread this Cluster started, then its embedded server."""
+        if self._closed:
+            return
+        self._closed = True
+        self.factory.shutdown()
+        self.rest.close()
+        if self.server is not None:
+            self.server.stop()
+
+
+def connect(kubeconfig: Any = None, context: str | None = None, **rest_options: Any) -> Cluster:
+    """Connect like kubectl: `KUBECONFIG`, `~/.kube/config` or the in-cluster config."""
+    return Cluster(load_config(kubeconfig, context), **rest_options)
+
+
+def embedded(**server_options: Any) -> Cluster:
+    """Start an embedded API server (options as `EmbeddedServer`) and connect to it."""
+    from kubenb.server import EmbeddedServer
+
+    server = EmbeddedServer(**server_options).start()
+    try:
+        return Cluster(load_config(str(server.kubeconfig_path)), server=server)
+    except BaseException:
+        server.stop()
+        raise

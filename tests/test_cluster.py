@@ -1,0 +1,65 @@
+"""kubenb.connect / kubenb.embedded: the notebook entry point, end to end over HTTP."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+import kubenb
+from kubenb.cluster import CacheSyncTimeout
+from kubenb.errors import NoResourceMatchError, NotFound, Unauthorized
+from kubenb.server import EmbeddedServer
+from tests.helpers import wait_until
+
+
+def kubenb_threads() -> set[str]:
+    return {t.name for t in threading.enumerate() if t.name.startswith("kubenb")}
+
+
+def test_embedded_cluster_resources_informers_and_close() -> None:
+    before = kubenb_threads()
+    with kubenb.embedded() as cluster:
+        assert cluster.server is not None and cluster.config.server == cluster.server.url
+        cms = cluster.resource("cm")
+        assert cms.namespace_name == "default"  # the context's namespace
+        cms.create({"metadata": {"name": "one", "labels": {"app": "web"}}})
+        informer = cluster.informer("configmaps", label_selector="app=web")
+        assert informer.has_synced()
+        assert [o["metadata"]["name"] for o in informer.get_indexer().list()] == ["one"]
+        assert cluster.informer("configmaps", label_selector="app=web") is informer  # shared
+        cms.create({"metadata": {"name": "two", "labels": {"app": "web"}}})
+        wait_until(lambda: len(informer.get_indexer().list_keys()) == 2, what="watch event")
+        lister = cluster.lister("configmaps", label_selector="app=web")
+        assert lister.namespace("default").get("two")["metadata"]["name"] == "two"
+        with pytest.raises(NotFound):
+            lister.namespace("default").get("three")
+        nodes = cluster.resource("nodes")  # cluster-scoped: no namespace
+        assert nodes.namespace_name is None
+        everywhere = cluster.resource("pods", all_namespaces=True)
+        assert everywhere.path() == "/api/v1/pods"
+        with pytest.raises(NoResourceMatchError):
+            cluster.resource("podz")
+        server = cluster.server
+    assert server._httpd is None  # the embedded server was stopped
+    wait_until(lambda: kubenb_threads() <= before, what="every kubenb thread to end")
+
+
+def test_connect_reads_a_kubeconfig_and_a_wrong_token_is_unauthorized() -> None:
+    with EmbeddedServer(token="right-token") as server:
+        with kubenb.connect(str(server.kubeconfig_path)) as cluster:
+            assert cluster.resource("ns").get("default")["metadata"]["name"] == "default"
+        path = Path(server.kubeconfig_path)
+        bad = path.with_name("bad-kubeconfig")
+        bad.write_text(path.read_text().replace("right-token", "wrong-token"))
+        with kubenb.connect(str(bad)) as cluster, pytest.raises(Unauthorized):
+            cluster.resource("pods")
+        assert "wrong-token" not in repr(cluster.config)
+
+
+def test_a_sync_that_cannot_finish_says_why() -> None:
+    with kubenb.embedded() as cluster:
+        cluster.server.faults.fail(verb="list", fraction=1.0, code=500)
+        with pytest.raises(CacheSyncTimeout, match=r"did not sync within 2s.*500"):
+            cluster.informer("pods", timeout=2)
