@@ -78,6 +78,7 @@ class SharedIndexInformer:
         self._thread: threading.Thread | None = None
         self._own_stop: threading.Event | None = None
         self.handler_errors = 0
+        self.remove_timeout = 10.0  # how long remove_event_handler waits for a busy handler
 
     def __repr__(self) -> str:
         state = ("stopped" if self.is_stopped() else "running" if self._started else "new")
@@ -142,9 +143,19 @@ class SharedIndexInformer:
         return listener
 
     def remove_event_handler(self, registration: Any) -> None:
-        """Stop delivering to a registration; unknown or repeated removals are no-ops."""
+        """Stop delivering to a registration; unknown or repeated removals are no-ops.
+
+        The listener is unregistered under the delta lock (no notification reaches it
+        afterwards) but joined outside it, so a handler still finishing its current
+        call cannot hold up the informer, nor deadlock if it waits on the informer.
+        """
         with self._block_deltas:
-            self.processor.remove_listener(registration)
+            self.processor.remove_listener(registration, timeout=0)
+        join = getattr(registration, "join", None)
+        if join is not None and not join(self.remove_timeout):
+            log.warning("%s: handler %r is still busy %.0fs after its removal; its thread "
+                        "will end when the call returns", self.name, registration,
+                        self.remove_timeout)
 
     def _on_handler_error(self, err: BaseException, notification: Any) -> None:
         with self._lock:
