@@ -7,7 +7,14 @@ import json
 import platform
 import sys
 
-from benchmarks import bench_client, bench_delta_fifo, bench_informer, bench_workqueue
+from benchmarks import (
+    bench_client,
+    bench_controller,
+    bench_delta_fifo,
+    bench_informer,
+    bench_server,
+    bench_workqueue,
+)
 from benchmarks.harness import format_table
 
 SUITES = {
@@ -15,6 +22,8 @@ SUITES = {
     "delta_fifo": bench_delta_fifo,
     "client": bench_client,
     "informer": bench_informer,
+    "server": bench_server,
+    "controller": bench_controller,
 }
 
 

@@ -16,6 +16,7 @@ Same run, interleaved, best of rounds, each against two baselines:
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -49,7 +50,9 @@ def _wait(predicate: Callable[[], bool], timeout: float = 600.0) -> None:
 
 def _stop_official(informer: object) -> None:
     """Stop the official informer without `stop()`, which joins a thread blocked in its
-    watch until the next event arrives (none will): ask it to stop and move on."""
+    watch until the next event arrives (none will): ask it to stop and move on. Its
+    thread ends when the server process goes; what it logs then is silenced."""
+    logging.getLogger("kubernetes.informer").setLevel(logging.CRITICAL)
     informer._stop_event.set()  # type: ignore[attr-defined]
     if informer._watch is not None:  # type: ignore[attr-defined]
         informer._watch.stop()  # type: ignore[attr-defined]

@@ -189,7 +189,7 @@ class ApiHandler:
             return Response(200, encode(output, doc), _content_type(output))
         body = encode(output, discovery.aggregated_discovery(self.types, legacy, output.version))
         tag = discovery.etag(body)
-        headers = [("Etag", tag), ("Vary", "Accept")]
+        headers = [("Cache-Control", "public"), ("Etag", tag), ("Vary", "Accept")]
         if request.header("If-None-Match") == tag:
             return Response(304, b"", discovery.aggregated_content_type(output.version), headers)
         return Response(200, body, discovery.aggregated_content_type(output.version), headers)

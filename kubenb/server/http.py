@@ -85,7 +85,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
 
     def _send(self, response: Response) -> None:
         self.send_response(response.status)
-        self.send_header("Cache-Control", "no-cache, private")
+        if not any(name.lower() == "cache-control" for name, _ in response.headers):
+            self.send_header("Cache-Control", "no-cache, private")
         self.send_header("Content-Type", response.content_type)
         for name, value in response.headers:
             self.send_header(name, value)

@@ -33,6 +33,7 @@ def test_v2_answer_and_headers(api: Api, path: str, fixture: str, accept: str) -
     real = realapi(f"discovery/{fixture}")["response"]
     assert resp.headers["Content-Type"] == real["headers"]["Content-Type"]
     assert resp.headers["Vary"] == "Accept"
+    assert resp.headers["Cache-Control"] == real["headers"]["Cache-Control"] == "public"
     assert resp.headers["Etag"].startswith('"') and resp.headers["Etag"].endswith('"')
     doc = resp.json()
     body = real["body"]
@@ -67,7 +68,8 @@ def test_apps_and_apiextensions_match_the_real_server(api: Api) -> None:
         assert resource(doc, "apps", plural) == resource(real, "apps", plural)
     assert group(doc, "apiextensions.k8s.io") == group(real, "apiextensions.k8s.io")
     names = [i["metadata"]["name"] for i in doc["items"]]
-    assert names == ["apps", "apiextensions.k8s.io"]  # kube-apiserver's group order
+    # kube-apiserver's group order
+    assert names == ["apps", "apiextensions.k8s.io", "coordination.k8s.io"]
 
 
 def test_crds_appear_and_disappear(api: Api) -> None:
@@ -101,7 +103,8 @@ def test_legacy_documents_without_the_accept(api: Api) -> None:
     assert api.get("/api").json()["kind"] == "APIVersions"
     legacy = api.get("/apis").json()
     assert legacy["kind"] == "APIGroupList"
-    assert [g["name"] for g in legacy["groups"]] == ["apps", "apiextensions.k8s.io"]
+    assert [g["name"] for g in legacy["groups"]] == [
+        "apps", "apiextensions.k8s.io", "coordination.k8s.io"]
     table = api.get("/api", headers={"Accept": "application/json;as=Table;v=v1;"
                                                "g=meta.k8s.io,application/json"})
     assert table.json()["kind"] == "APIVersions"  # as=Table is no answer for discovery
