@@ -719,6 +719,23 @@ DAEMONSET_PRINTER = TablePrinter((
 ), _daemonset_cells)
 
 
+# -- coordination.k8s.io -------------------------------------------------------------------
+
+
+def _lease_cells(obj: Obj, now: float) -> list[Any]:
+    return [_name(obj), _str(_get(obj, "spec", "holderIdentity")), _created(obj, now)]
+
+
+LEASE_PRINTER = TablePrinter((
+    _name_column(),
+    Column("Holder", description="holderIdentity contains the identity of the holder of a "
+                                 "current lease. If Coordinated Leader Election is used, the "
+                                 "holder identity must be equal to the elected "
+                                 "LeaseCandidate.metadata.name field."),
+    _AGE,
+), _lease_cells)
+
+
 def _created_at(obj: Obj, now: float) -> list[Any]:
     stamp = parse_time(_get(obj, "metadata", "creationTimestamp"))
     text = "" if stamp is None else datetime.fromtimestamp(
@@ -743,6 +760,7 @@ _BUILTIN: dict[tuple[str, str], TablePrinter] = {
     ("apps", "ReplicaSet"): REPLICASET_PRINTER,
     ("apps", "StatefulSet"): STATEFULSET_PRINTER,
     ("apps", "DaemonSet"): DAEMONSET_PRINTER,
+    ("coordination.k8s.io", "Lease"): LEASE_PRINTER,
 }
 
 

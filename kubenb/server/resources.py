@@ -181,6 +181,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     _apps("deployments", "deployment", "Deployment", short_names=("deploy",)),
     _apps("replicasets", "replicaset", "ReplicaSet", short_names=("rs",)),
     _apps("statefulsets", "statefulset", "StatefulSet", short_names=("sts",)),
+    ResourceType("coordination.k8s.io", "v1", "leases", "lease", "Lease", True),
     ResourceType("apiextensions.k8s.io", "v1", "customresourcedefinitions",
                  "customresourcedefinition", "CustomResourceDefinition", False,
                  short_names=("crd", "crds"), categories=("api-extensions",),

@@ -1,0 +1,71 @@
+"""Reconcile loops for prototyping controllers in a notebook, ported 1:1 to Go later.
+
+`Controller` runs `reconcile(key)` over keys from informers through a rate-limited
+workqueue (sample-controller's shape); `record` writes Events as client-go's recorder
+does; `leaderelection` lets two kernels act as two replicas; `retry_on_conflict`
+is client-go's `retry.RetryOnConflict`.
+"""
+
+from kubenb.controller.leaderelection import (
+    LeaderCallbacks,
+    LeaderElectionConfig,
+    LeaderElectionConfigError,
+    LeaderElectionRecord,
+    LeaderElector,
+    LeaseLock,
+)
+from kubenb.controller.record import (
+    EventBroadcaster,
+    EventRecorder,
+    EventRecordError,
+    EventSink,
+    EventSource,
+    FakeRecorder,
+    get_reference,
+)
+from kubenb.controller.retry import (
+    DEFAULT_BACKOFF,
+    DEFAULT_RETRY,
+    Backoff,
+    on_error,
+    retry_on_conflict,
+)
+from kubenb.controller.runner import (
+    Controller,
+    ControllerMetrics,
+    ControllerStateError,
+    IdleTimeout,
+    Result,
+    controller_of,
+    enqueue_key,
+    enqueue_owner,
+)
+
+__all__ = [
+    "DEFAULT_BACKOFF",
+    "DEFAULT_RETRY",
+    "Backoff",
+    "Controller",
+    "ControllerMetrics",
+    "ControllerStateError",
+    "EventBroadcaster",
+    "EventRecordError",
+    "EventRecorder",
+    "EventSink",
+    "EventSource",
+    "FakeRecorder",
+    "IdleTimeout",
+    "LeaderCallbacks",
+    "LeaderElectionConfig",
+    "LeaderElectionConfigError",
+    "LeaderElectionRecord",
+    "LeaderElector",
+    "LeaseLock",
+    "Result",
+    "controller_of",
+    "enqueue_key",
+    "enqueue_owner",
+    "get_reference",
+    "on_error",
+    "retry_on_conflict",
+]
