@@ -9,6 +9,7 @@ started, and the embedded server when it started one.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
 from kubenb.cache.factory import SharedInformerFactory
@@ -18,6 +19,7 @@ from kubenb.client.config import Config, load_config
 from kubenb.client.discovery import DiscoveryClient, ResourceInfo, RESTMapper
 from kubenb.client.dynamic import DynamicClient, ResourceClient
 from kubenb.client.rest import RESTClient
+from kubenb.client.typed import Clientset
 from kubenb.errors import KubenbError
 
 
@@ -47,6 +49,11 @@ class Cluster:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @cached_property
+    def clientset(self) -> Clientset:
+        """client-go's typed Clientset over this connection: `clientset.core_v1().pods(ns)`."""
+        return Clientset(self.rest, discovery=self.discovery)
 
     def resource_info(self, name: str) -> ResourceInfo:
         """What `name` ("po", "deploy", "foos.example.com", ...) means on this server."""

@@ -17,6 +17,7 @@ from kubenb.cache.keys import NAMESPACE_INDEX, meta_namespace_index_func
 from kubenb.cache.lister import Lister
 from kubenb.cache.listwatch import ListWatch
 from kubenb.cache.shared_informer import InformerStateError, SharedIndexInformer
+from kubenb.cache.typed_factory import TypedInformerGroups
 from kubenb.cache.wait import wait_for_cache_sync
 from kubenb.clock import Clock
 
@@ -44,8 +45,9 @@ class GenericInformer:
         return Lister(self.shared.get_indexer(), resource=self.resource, group=self.group)
 
 
-class SharedInformerFactory:
-    """Makes and shares informers over a `DynamicClient`."""
+class SharedInformerFactory(TypedInformerGroups):
+    """Makes and shares informers over a `DynamicClient`; `core()`, `apps()`, ... (from
+    `TypedInformerGroups`) give client-go's typed accessors over the same informers."""
 
     def __init__(self, dynamic: Any, default_resync: float = 0.0, *, clock: Clock | None = None,
                  queue: str = "DeltaFIFO", **reflector_options: Any) -> None:

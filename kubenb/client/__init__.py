@@ -15,9 +15,11 @@ from kubenb.client.dynamic import DynamicClient, ResourceClient
 from kubenb.client.options import ListOptions
 from kubenb.client.pager import ListPager, PageInfo
 from kubenb.client.rest import RESTClient
+from kubenb.client.typed import Clientset
 from kubenb.client.watch import Watch, WatchEvent
 
 __all__ = [
+    "Clientset",
     "Config",
     "DiscoveryClient",
     "DynamicClient",
