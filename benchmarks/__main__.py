@@ -12,6 +12,7 @@ from benchmarks import (
     bench_controller,
     bench_delta_fifo,
     bench_informer,
+    bench_reactive,
     bench_server,
     bench_workqueue,
 )
@@ -24,6 +25,7 @@ SUITES = {
     "informer": bench_informer,
     "server": bench_server,
     "controller": bench_controller,
+    "reactive": bench_reactive,
 }
 
 

@@ -20,7 +20,7 @@ from kubenb.client.discovery import DiscoveryClient, ResourceInfo, RESTMapper
 from kubenb.client.dynamic import DynamicClient, ResourceClient
 from kubenb.client.rest import RESTClient
 from kubenb.client.typed import Clientset
-from kubenb.errors import KubenbError
+from kubenb.errors import ApiError, KubenbError, NoResourceMatchError
 
 
 class CacheSyncTimeout(KubenbError, TimeoutError):
@@ -39,6 +39,7 @@ class Cluster:
         self.dynamic = DynamicClient(self.rest)
         self.factory = SharedInformerFactory(self.dynamic)
         self._closed = False
+        self._views: list[Any] = []
 
     def __repr__(self) -> str:
         where = "embedded" if self.server is not None else "kubeconfig"
@@ -101,11 +102,62 @@ class Cluster:
         informer = self.informer(resource, namespace, **informer_options)
         return Lister(informer.get_indexer(), resource=info.resource, group=info.group)
 
+    def frame(self, resource: str, columns: Any = None, *, namespace: str | None = None,
+              label_selector: Any = None, field_selector: Any = None, wide: bool = False,
+              extra_columns: Any = None, history: Any = None, rate: float = 10.0,
+              progress: bool = True, timeout: float | None = 60.0) -> Any:
+        """A LiveFrame over the shared informer of `resource` (`namespace=None`: all
+        namespaces, with a NAMESPACE column), kubectl's columns for its kind (a CRD's
+        additionalPrinterColumns for custom resources) unless `columns` says otherwise;
+        a progress bar shows the first list. `close()` of the Cluster closes it."""
+        from kubenb.reactive import ListProgress, LiveFrame
+
+        info = self.mapper.resource_for(resource)
+        namespace = namespace if info.namespaced else None
+        informer = self.factory.for_resource(info.api_version, info.resource, namespace,
+                                             label_selector, field_selector).informer()
+        bar = None
+        if progress and not informer.is_started():
+            bar = ListProgress(info.resource).attach(informer).display()
+        try:
+            informer = self.informer(resource, namespace, label_selector, field_selector,
+                                     timeout=timeout)
+        except BaseException as exc:
+            if bar is not None:
+                bar.finish(error=f"{type(exc).__name__}: {exc}")
+            raise
+        if bar is not None:
+            bar.finish()
+        printer_columns = self._printer_columns(info) if columns is None else None
+        view = LiveFrame(informer, columns, kind=info.kind, group=info.group,
+                         printer_columns=printer_columns,
+                         with_namespace=info.namespaced and namespace is None, wide=wide,
+                         extra_columns=extra_columns, history=history, rate=rate,
+                         name=f"frame-{info.group_resource}")
+        self._views.append(view)
+        return view
+
+    def _printer_columns(self, info: ResourceInfo) -> list[dict[str, Any]] | None:
+        """A custom resource's additionalPrinterColumns ([] if it declares none); None for
+        built-in types, whose kubectl columns come from kubenb.printers."""
+        from kubenb.reactive import crd_printer_columns
+
+        if not info.group:
+            return None
+        try:
+            crd = self.resource("customresourcedefinitions").get(
+                f"{info.resource}.{info.group}")
+        except (ApiError, NoResourceMatchError):  # not a CRD (404), or not allowed to read it
+            return None
+        return crd_printer_columns(crd, info.version)
+
     def close(self) -> None:
         """Stop every informer and thread this Cluster started, then its embedded server."""
         if self._closed:
             return
         self._closed = True
+        for view in self._views:
+            view.close()
         self.factory.shutdown()
         self.rest.close()
         if self.server is not None:

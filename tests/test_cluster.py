@@ -63,3 +63,13 @@ def test_a_sync_that_cannot_finish_says_why() -> None:
         cluster.server.faults.fail(verb="list", fraction=1.0, code=500)
         with pytest.raises(CacheSyncTimeout, match=r"did not sync within 2s.*500"):
             cluster.informer("pods", timeout=2)
+
+
+def test_cluster_frame_is_a_live_dataframe_closed_with_the_cluster() -> None:
+    with kubenb.embedded() as cluster:
+        cluster.server.seed_objects(3, kind="pods", namespace="default")
+        frame = cluster.frame("pods", progress=False)
+        wait_until(lambda: len(frame.df) == 3, what="the frame to show 3 pods")
+        assert {"NAME", "READY", "STATUS"} <= set(frame.df.columns)
+        cluster.resource("pods").delete(frame.df["NAME"].iloc[0])
+        wait_until(lambda: len(frame.df) == 2, what="the frame to drop the deleted pod")
