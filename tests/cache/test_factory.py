@@ -26,16 +26,6 @@ from tests.helpers import kubenb_threads, wait_until
 
 
 @pytest.fixture
-def server() -> Iterator[EmbeddedServer]:
-    srv = EmbeddedServer(history_window=1000)
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
-
-
-@pytest.fixture
 def dynamic(server: EmbeddedServer) -> DynamicClient:
     return DynamicClient(load_config(server.kubeconfig_path))
 

@@ -553,16 +553,6 @@ def test_stop_leaves_no_kubenb_thread_behind() -> None:
 # -- over HTTP against the embedded API server -----------------------------------------
 
 
-@pytest.fixture
-def server() -> Iterator[EmbeddedServer]:
-    srv = EmbeddedServer(history_window=1000)
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
-
-
 def configmap(name: str, value: str = "1") -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name},
             "data": {"v": value}}

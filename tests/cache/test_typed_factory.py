@@ -33,16 +33,6 @@ from tests.helpers import wait_until
 
 
 @pytest.fixture
-def server() -> Iterator[EmbeddedServer]:
-    srv = EmbeddedServer(history_window=1000)
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
-
-
-@pytest.fixture
 def dynamic(server: EmbeddedServer) -> Iterator[DynamicClient]:
     client = DynamicClient(load_config(server.kubeconfig_path))
     try:

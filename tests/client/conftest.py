@@ -28,16 +28,6 @@ class SleepRecordingClock(FakeClock):
 
 
 @pytest.fixture
-def server() -> Iterator[EmbeddedServer]:
-    srv = EmbeddedServer(bookmark_interval=0.2, too_large_rv_wait=0.2, history_window=1000)
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
-
-
-@pytest.fixture
 def config(server: EmbeddedServer) -> Config:
     return load_config(str(server.kubeconfig_path))
 

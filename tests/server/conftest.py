@@ -58,16 +58,6 @@ class Api:
 
 
 @pytest.fixture
-def server() -> Iterator[EmbeddedServer]:
-    srv = EmbeddedServer(bookmark_interval=0.2, too_large_rv_wait=0.2, history_window=1000)
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
-
-
-@pytest.fixture
 def api(server: EmbeddedServer) -> Iterator[Api]:
     client = Api(server.url)
     try:
