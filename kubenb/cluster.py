@@ -151,6 +151,26 @@ class Cluster:
             return None
         return crd_printer_columns(crd, info.version)
 
+    def table(self, resource: str, columns: Any = None, *, namespace: str | None = None,
+              max_rows: int = 200, **frame_options: Any) -> Any:
+        """A live, sortable, filterable `ResourceTable` over `cluster.frame(resource, ...)`;
+        `close()` of the Cluster closes both."""
+        from kubenb.widgets import ResourceTable
+
+        frame = self.frame(resource, columns, namespace=namespace, **frame_options)
+        table = ResourceTable(frame, max_rows=max_rows)
+        self._views.insert(0, table)  # closed before its frame
+        return table
+
+    def pipeline(self, informer: Any, workqueue: Any = None, **options: Any) -> Any:
+        """The live client-go diagram (`PipelineView`) of `informer`, and of the workqueue
+        or controller its handlers feed; `close()` of the Cluster closes it."""
+        from kubenb.widgets import PipelineView
+
+        view = PipelineView(informer, workqueue, **options)
+        self._views.insert(0, view)
+        return view
+
     def close(self) -> None:
         """Stop every informer and thread this Cluster started, then its embedded server."""
         if self._closed:

@@ -73,3 +73,17 @@ def test_cluster_frame_is_a_live_dataframe_closed_with_the_cluster() -> None:
         assert {"NAME", "READY", "STATUS"} <= set(frame.df.columns)
         cluster.resource("pods").delete(frame.df["NAME"].iloc[0])
         wait_until(lambda: len(frame.df) == 2, what="the frame to drop the deleted pod")
+
+
+def test_cluster_table_and_pipeline_follow_the_cluster() -> None:
+    with kubenb.embedded() as cluster:
+        cluster.resource("cm").create({"metadata": {"name": "one"}})
+        table = cluster.table("configmaps", progress=False)
+        informer = cluster.informer("configmaps")
+        pipeline = cluster.pipeline(informer)
+        cluster.resource("cm").create({"metadata": {"name": "two"}})
+        wait_until(lambda: len(table.frame.df) == 2, what="the table's frame to show 2 rows")
+        pipeline.refresh()
+        assert "kubenb-pipeline" in pipeline.widget._dom_classes
+        assert pipeline.renders >= 1
+    assert table.frame.closed and pipeline.closed

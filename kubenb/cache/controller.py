@@ -80,6 +80,14 @@ class Controller:
         self._lock = threading.Lock()
         self.process_errors = 0
         self.deltas_popped = 0
+        # The teaching gate (pause / step / resume): see `pause`. Only consulted
+        # while paused, so the normal loop pays one attribute read per pop.
+        self._gate = threading.Condition()
+        self._paused = False
+        self._step_grants = 0
+        self._held: tuple[Any, bool] | None = None
+        self._last_step: Any = None
+        self.steps = 0
 
     def __repr__(self) -> str:
         return f"Controller({self.name!r}, synced={self.has_synced()})"
@@ -108,6 +116,95 @@ class Controller:
     def _close_on_stop(self, stop: threading.Event) -> None:
         stop.wait()
         self.queue.close()
+        with self._gate:
+            self._gate.notify_all()
+
+    # -- the teaching gate ---------------------------------------------------------------
+
+    def pause(self) -> None:
+        """Stop applying deltas: the Reflector keeps filling the queue, `process_loop`
+        waits. An item popped while the loop was already blocked in `pop` is held
+        (not applied) and is the first one `step()` applies. Not in client-go: it is
+        for notebooks that show one delta at a time."""
+        with self._gate:
+            self._paused = True
+
+    def resume(self) -> None:
+        """Apply deltas again (a held item first)."""
+        with self._gate:
+            self._paused = False
+            self._gate.notify_all()
+
+    def is_paused(self) -> bool:
+        return self._paused
+
+    def held(self) -> Any:
+        """The deltas popped but held by a pause (applied by the next step), or None."""
+        held = self._held
+        return None if held is None else held[0]
+
+    def step(self, timeout: float = 5.0) -> Any:
+        """While paused, apply exactly one queued item; returns its deltas, or None
+        when nothing is queued (or the loop did not take it within `timeout` real
+        seconds). Raises `RuntimeError` unless paused."""
+        with self._gate:
+            if not self._paused:
+                raise RuntimeError(f"{self.name}: step() needs pause() first")
+            if self._held is None and self.queue.is_empty():
+                return None
+            done = self.steps
+            self._last_step = None
+            self._step_grants += 1
+            self._gate.notify_all()
+            if not self._gate.wait_for(lambda: self.steps > done, timeout):
+                self._step_grants = max(self._step_grants - 1, 0)
+                return None
+            return self._last_step
+
+    def _gated(self, process: Callable[[Any, bool], None]) -> bool:
+        """One turn of the paused loop; False once the queue is closed."""
+        with self._gate:
+            while self._paused and not self._step_grants:
+                if self.queue.is_closed():
+                    return False
+                self._gate.wait(0.1)
+            held, self._held = self._held, None
+        if held is not None:
+            self._apply_step(held[0], held[1])
+            return True
+        if not self._paused:
+            return True
+        try:
+            deltas = self.queue.pop(process)
+        except FIFOClosedError:
+            return False
+        except Exception:
+            with self._gate:  # the step happened, and failed: step() must not hang
+                self._finish_step(None)
+            raise
+        with self._gate:
+            if self._held is not None:  # process() held it: nothing applied yet
+                return True
+            self._finish_step(deltas)
+        return True
+
+    def _apply_step(self, deltas: Any, is_in_initial_list: bool) -> None:
+        try:
+            self.process(deltas, is_in_initial_list)
+            self.deltas_popped += 1
+        except Exception as err:
+            self.process_errors += 1
+            log.error("%s: processing a held item failed: %s", self.name, err, exc_info=err)
+        with self._gate:
+            self._finish_step(deltas)
+
+    def _finish_step(self, deltas: Any) -> None:
+        """With the gate held: count a step taken while paused."""
+        if self._paused and self._step_grants:
+            self._step_grants -= 1
+            self._last_step = deltas
+            self.steps += 1
+            self._gate.notify_all()
 
     def process_loop(self) -> None:
         """Pop until the queue closes; a failing `process` is logged and, with
@@ -116,10 +213,24 @@ class Controller:
 
         def process(deltas: Any, is_in_initial_list: bool) -> None:
             popped[:] = [deltas]
+            if self._paused and not self._step_grants:
+                with self._gate:  # paused while blocked in pop: hold it, apply nothing
+                    if self._paused and not self._step_grants:
+                        self._held = (deltas, is_in_initial_list)
+                        return
             self.process(deltas, is_in_initial_list)
 
         while True:
             popped.clear()  # never blame (or retry) the previous item
+            if self._paused or self._held is not None:
+                try:
+                    if not self._gated(process):
+                        return
+                except Exception as err:
+                    self.process_errors += 1
+                    log.error("%s: processing %s failed: %s", self.name,
+                              self._describe(popped), err, exc_info=err)
+                continue
             try:
                 self.queue.pop(process)
                 self.deltas_popped += 1

@@ -176,6 +176,12 @@ class Queue:
         with self._lock:
             return len(self._queue)
 
+    def processing_items(self) -> list[Hashable]:
+        """Items handed out by `get` and not yet `done`: what the workers hold now
+        (for monitors; a snapshot taken under the queue's lock)."""
+        with self._lock:
+            return list(self._processing)
+
     def __bool__(self) -> bool:
         # An empty queue is still a queue: `q or default` must not replace it.
         return True

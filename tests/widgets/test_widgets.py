@@ -1,0 +1,351 @@
+"""The widgets' Python-side state against real informers of the embedded server."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import kubenb.workqueue as wq
+from kubenb.clock import FakeClock
+from kubenb.errors import KubenbError, SelectorError
+from kubenb.reactive.frame import LiveFrame
+from kubenb.reactive.publisher import Publisher
+from kubenb.widgets import (
+    EventLog,
+    ObjectView,
+    PipelineView,
+    ResourceTable,
+    ServerControls,
+    WorkqueueView,
+    to_yaml,
+)
+from tests.helpers import wait_until
+
+
+def _cm(name: str, namespace: str = "default", **labels: str) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": namespace, "labels": labels},
+            "data": {"k": name}}
+
+
+# -- ResourceTable --------------------------------------------------------------------
+
+
+def test_resource_table_filters_sorts_counts_and_shows_yaml(cluster) -> None:
+    configmaps = cluster.resource("configmaps", all_namespaces=True)
+    cluster.resource("namespaces").create({"apiVersion": "v1", "kind": "Namespace",
+                                           "metadata": {"name": "team"}})
+    configmaps.namespace("default").create(_cm("alpha", app="web"))
+    configmaps.namespace("default").create(_cm("beta", app="db"))
+    configmaps.namespace("team").create(_cm("gamma", "team", app="web"))
+    informer = cluster.informer("configmaps")
+    table = ResourceTable(informer, columns={"NAME": "metadata.name", "K": "data.k"})
+    try:
+        assert "kubenb-resource-table" in table.widget._dom_classes
+        wait_until(lambda: table.frame.synced and table.matched == 3, what="3 rows")
+        assert 'data-count="3"' in table.row_count.value
+        assert set(table.namespace.options) == {"(all namespaces)", "default", "team"}
+
+        table.namespace.value = "team"
+        assert table.visible_keys == ["team/gamma"]
+        table.namespace.value = "(all namespaces)"
+        table.labels.value = "app=web"
+        assert sorted(table.visible_keys) == ["default/alpha", "team/gamma"]
+        table.labels.value = ""
+        table.search.value = "BET"
+        assert table.visible_keys == ["default/beta"]
+        table.search.value = ""
+        table.sort.value = "NAME"
+        table.ascending.value = False
+        assert table.visible_keys == ["team/gamma", "default/beta", "default/alpha"]
+        assert table.body.value.index("gamma") < table.body.value.index("alpha")
+
+        table.select.value = "default/beta"
+        assert table.object_view.key == "default/beta"
+        assert "name: beta" in table.object_view.widget.value
+
+        # a live change reaches the table through the publisher, rows and YAML included
+        configmaps.namespace("default").create(_cm("delta", app="web"))
+        beta = configmaps.namespace("default").get("beta")
+        beta["data"] = {"k": "changed"}
+        configmaps.namespace("default").update(beta)
+        wait_until(lambda: table.matched == 4 and "changed" in table.object_view.widget.value,
+                   what="the table to show the new row and the changed object")
+        assert "4 of 4 rows" in table.row_count.value
+        configmaps.namespace("default").delete("alpha")
+        wait_until(lambda: table.matched == 3, what="the deleted row to go")
+        assert "default/alpha" not in table.visible_keys
+    finally:
+        table.close()
+    assert table.frame.closed  # the table made it, the table closed it
+
+
+def test_resource_table_bad_label_selector_says_what_was_wrong(cluster) -> None:
+    table = ResourceTable(cluster.informer("configmaps"))
+    try:
+        with pytest.raises(SelectorError):
+            table.set_label_selector("app in (web")
+        assert "label filter" in table.error.value
+        table.set_label_selector("app")
+        assert table.error.value == ""
+    finally:
+        table.close()
+
+
+def test_resource_table_max_rows_bounds_the_rendered_rows(cluster) -> None:
+    cluster.server.seed_objects(12, kind="configmaps")
+    frame = LiveFrame(cluster.informer("configmaps"), with_namespace=True)
+    table = ResourceTable(frame, max_rows=5)
+    try:
+        wait_until(lambda: table.matched == 12, what="12 rows")
+        assert len(table.visible_keys) == 5 and table.body.value.count('class="kubenb-row"') == 5
+        assert "12 of 12 rows (showing 5)" in table.row_count.value
+    finally:
+        table.close()
+        assert not frame.closed  # not ours to close
+        frame.close()
+
+
+def test_resource_table_rejects_what_it_cannot_show() -> None:
+    with pytest.raises(KubenbError, match="LiveFrame or an informer"):
+        ResourceTable(object())
+
+
+def test_object_view_masks_secret_values() -> None:
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
+              "data": {"token": "c2VjcmV0LXRva2Vu"}}
+    view = ObjectView(secret)
+    assert "c2VjcmV0LXRva2Vu" not in view.widget.value and "***" in view.widget.value
+    assert "c2VjcmV0LXRva2Vu" not in to_yaml(secret)
+    assert "kubenb-object-view" in view.widget._dom_classes
+
+
+# -- PipelineView ---------------------------------------------------------------------
+
+
+class _Enqueue:
+    def __init__(self, queue) -> None:
+        self.queue = queue
+
+    def on_add(self, obj, is_in_initial_list=False) -> None:
+        self.queue.add(obj["metadata"]["name"])
+
+    def on_update(self, old, new) -> None:
+        self.queue.add(new["metadata"]["name"])
+
+    def on_delete(self, obj) -> None:
+        pass
+
+
+def test_pipeline_view_boxes_follow_every_stage(cluster) -> None:
+    cms = cluster.resource("configmaps")
+    for name in ("a", "b", "c"):
+        cms.create(_cm(name))
+    informer = cluster.informer("configmaps")
+    queue = wq.RateLimitingQueue(wq.default_controller_rate_limiter(), name="pipeline-test")
+    informer.add_event_handler(_Enqueue(queue))
+    view = PipelineView(informer, queue, poll=False)
+    try:
+        assert "kubenb-pipeline" in view.widget._dom_classes
+        wait_until(lambda: len(queue) == 3, what="3 items in the workqueue")
+        view.refresh()
+        reflector = view.counters("reflector")
+        assert reflector["state"] == "watching" and reflector["lists"] == 1
+        assert reflector["resource_version"] == informer.last_sync_resource_version()
+        assert view.counters("indexer")["items"] == 3
+        assert view.counters("handlers")["calls"] == 3
+        assert view.counters("workqueue")["depth"] == 3
+        assert 'kubenb-counter-indexer-items" data-value="3"' in view.boxes["indexer"].value
+        item, _ = queue.get()
+        cms.create(_cm("d"))
+        wait_until(lambda: len(informer.get_indexer().list()) == 4, what="the new object")
+        view.refresh()
+        assert view.counters("workqueue")["processing"] == 1
+        assert 'kubenb-counter-workqueue-processing" data-value="1"' in \
+            view.boxes["workqueue"].value
+        # clicking a box's button shows what changed in it, newest first
+        view.buttons["indexer"].click()
+        assert view.selected == "indexer"
+        assert "items +1 (now 4)" in view.detail.value
+        view.buttons["reflector"].click()
+        assert "watch events +1" in view.detail.value
+        queue.done(item)
+        with pytest.raises(KubenbError, match="no such box"):
+            view.select("bogus")
+    finally:
+        view.close()
+        queue.shut_down()
+
+
+def test_pipeline_view_shows_the_reflector_healing_after_a_compaction(cluster) -> None:
+    """Compact + drop watches: the Reflector's resume gets 410 Gone, it relists, and the
+    box counts the 410 and the relist."""
+    cms = cluster.resource("configmaps")
+    cms.create(_cm("a"))
+    informer = cluster.informer("configmaps")
+    view = PipelineView(informer, poll=False)
+    try:
+        wait_until(lambda: informer.stats()["reflector"].get("watches", 0) >= 1)
+        view.refresh()  # the "before" picture
+        # move the server's revision on without touching configmaps, then compact it away
+        cluster.resource("secrets").create({"apiVersion": "v1", "kind": "Secret",
+                                            "metadata": {"name": "s"}})
+        cluster.server.compact()
+        cluster.server.drop_watches()
+        wait_until(lambda: informer.stats()["reflector"].get("lists", 0) >= 2, timeout=10,
+                   what="the Reflector to relist")
+        view.refresh()
+        reflector = view.counters("reflector")
+        assert reflector["relists"] >= 1
+        assert 'kubenb-counter-reflector-relists" data-value="' in view.boxes["reflector"].value
+        view.select("reflector")
+        assert "relists +" in view.detail.value
+    finally:
+        view.close()
+
+
+def test_pipeline_view_polls_on_its_clock_through_the_publisher(cluster) -> None:
+    informer = cluster.informer("configmaps")
+    clock = FakeClock()
+    publisher = Publisher("pipeline-poll", clock=clock).start()
+    view = PipelineView(informer, interval=1.0, publisher=publisher, rate=1000.0)
+    try:
+        wait_until(lambda: view.renders == 1, what="the first sample to be rendered")
+        cluster.resource("configmaps").create(_cm("new"))
+        wait_until(lambda: len(informer.get_indexer().list()) == 1, what="the informer")
+        assert view.counters("indexer")["items"] == 0  # not sampled yet: time stands still
+        clock.step(1.0)
+        wait_until(lambda: view.renders == 2, what="the second sample")
+        assert view.counters("indexer")["items"] == 1
+        threads = [t.name for t in threading.enumerate()]
+        assert any(n.startswith("kubenb-widget-poll-") for n in threads)
+    finally:
+        view.close()
+        publisher.stop()
+
+
+def test_pipeline_view_rejects_a_non_informer() -> None:
+    with pytest.raises(KubenbError, match="needs a SharedIndexInformer"):
+        PipelineView(object())
+
+
+# -- WorkqueueView --------------------------------------------------------------------
+
+
+def test_workqueue_view_counters_sparklines_and_processing_items() -> None:
+    clock = FakeClock()
+    queue = wq.RateLimitingQueue(wq.default_controller_rate_limiter(), name="wqv-test",
+                                 clock=clock)
+    view = WorkqueueView(queue, clock=clock, poll=False, history=3)
+    try:
+        assert "kubenb-workqueue" in view.widget._dom_classes
+        queue.add("a")
+        queue.add("b")
+        clock.step(0.25)
+        item, _ = queue.get()
+        clock.step(0.5)
+        queue.add_rate_limited("b")
+        view.refresh()
+        counters = view.counters.value
+        assert 'kubenb-counter-workqueue-depth" data-value="1"' in counters
+        assert 'kubenb-counter-workqueue-adds" data-value="2"' in counters
+        assert 'kubenb-counter-workqueue-retries" data-value="1"' in counters
+        assert 'kubenb-counter-workqueue-latency-p50" data-value="250ms"' in counters
+        assert '<li class="kubenb-processing-item">a</li>' in view.processing.value
+        queue.done(item)
+        for _ in range(3):
+            view.refresh()
+        assert list(view.latencies) == [0.0, 0.0, 0.0]  # nothing got out of the queue since
+        assert list(view.durations) == [0.5, 0.0, 0.0]  # bounded history: oldest dropped
+        assert 'data-points="3"' in view.sparklines.value
+        assert "processing now (0)" in view.processing.value
+    finally:
+        view.close()
+        queue.shut_down()
+
+
+def test_workqueue_view_rejects_a_non_queue() -> None:
+    with pytest.raises(KubenbError, match="needs a workqueue"):
+        WorkqueueView(object())
+
+
+# -- EventLog -----------------------------------------------------------------------------
+
+
+def test_event_log_records_filters_and_bounds_events(cluster) -> None:
+    cms = cluster.resource("configmaps")
+    informer = cluster.informer("configmaps")
+    log = EventLog(informer, size=4, shown=10)
+    try:
+        assert "kubenb-event-log" in log.widget._dom_classes
+        a = cms.create(_cm("a"))
+        a["data"] = {"k": "2"}
+        cms.update(a)
+        cms.create(_cm("b"))
+        cms.delete("a")
+        cms.create(_cm("c"))
+        wait_until(lambda: log.total == 5, what="5 events")
+        assert [e.type for e in log.entries] == ["MODIFIED", "ADDED", "DELETED", "ADDED"]
+        log.type_filter.value = "ADDED"
+        assert [e.key for e in log.visible()] == ["default/c", "default/b"]
+        assert 'data-count="2"' in log.count.value
+        log.type_filter.value = "(all)"
+        log.text_filter.value = "default/a"
+        assert [e.type for e in log.visible()] == ["DELETED", "MODIFIED"]
+        assert log.lines.value.count('class="kubenb-event ') == 2
+        assert "4 kept, 5 seen" in log.count.value
+    finally:
+        log.close()
+
+
+def test_event_log_coalesces_nothing_but_stays_bounded() -> None:
+    clock = FakeClock()
+    publisher = Publisher("eventlog", clock=clock)  # not started: flushed by hand
+    log = EventLog(None, size=3, publisher=publisher)
+    try:
+        for i in range(10):
+            log.record("ADDED", _cm(f"x{i}"))
+        with pytest.raises(KubenbError, match="type must be one of"):
+            log.record("BOOKMARK", _cm("y"))
+        assert log.total == 0  # nothing reaches the widget before the publisher publishes
+        log.flush()
+        assert [e.key for e in log.entries] == ["default/x7", "default/x8", "default/x9"]
+        assert log.total == 3  # merged pending lines are bounded too
+    finally:
+        log.close()
+        publisher.stop()
+
+
+# -- ServerControls -----------------------------------------------------------------------
+
+
+def test_server_controls_buttons_drive_the_fault_switches(cluster) -> None:
+    informer = cluster.informer("configmaps")
+    controls = ServerControls(cluster, rate=50.0, kinds=("configmaps",))
+    try:
+        assert "kubenb-server-controls" in controls.widget._dom_classes
+        wait_until(lambda: informer.stats()["reflector"].get("watches", 0) >= 1)
+        controls.buttons["drop-watches"].click()
+        assert "watches dropped" in controls.last_action
+        assert cluster.server.faults.stats()["watches_dropped"] >= 1
+        controls.buttons["compact"].click()
+        assert cluster.server.faults.stats()["compactions"] == 1
+        assert 'kubenb-counter-server-compactions" data-value="1"' in controls.status.value
+        controls.buttons["inject-errors"].click()
+        assert len(cluster.server.faults.rules()) == 1
+        controls.buttons["clear-faults"].click()
+        assert cluster.server.faults.rules() == []
+        controls.churn_toggle.value = True
+        assert controls.churn is not None and controls.churn.running
+        wait_until(lambda: sum(controls.churn.ops.values()) > 0, what="churn to make ops")
+        controls.churn_toggle.value = False
+        assert not controls.churn.running
+        assert controls.last_action == "churn: churn off"
+    finally:
+        controls.close()
+
+
+def test_server_controls_need_the_embedded_server() -> None:
+    with pytest.raises(KubenbError, match="embedded server"):
+        ServerControls(object())
