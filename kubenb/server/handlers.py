@@ -51,6 +51,9 @@ _BODY_TYPES = ("application/json", "application/yaml", "application/x-yaml", "te
 _PATCH_TYPES = (MERGE_PATCH, JSON_PATCH, STRATEGIC_PATCH)
 _INCLUDE_OBJECT = ("Metadata", "Object", "None")
 _READ_SHAPES = (TABLE, PARTIAL)
+_DRY_RUN_ALL = "All"  # the only dryRun value apimachinery accepts
+_OPTIONS_KIND = {"POST": "CreateOptions", "PUT": "UpdateOptions", "PATCH": "PatchOptions",
+                 "DELETE": "DeleteOptions"}
 
 
 @dataclass
@@ -257,13 +260,14 @@ class ApiHandler:
                 if rtype.namespaced and route.namespace is None:
                     raise errors.method_not_allowed()
                 self._require(rtype, "create")
+                registry = self._writer(request)
                 body = self._body(request, rtype)
-                return self._respond(request, self.registry.create(
+                return self._respond(request, registry.create(
                     rtype, ns, body, manager=self._manager(request)), 201)
             if method == "DELETE":
                 self._require(rtype, "deletecollection")
                 options = self._delete_options(request)
-                return self._respond(request, self.registry.delete_collection(
+                return self._respond(request, self._writer(request, options).delete_collection(
                     rtype, route.namespace, request.params, options))
             raise errors.method_not_allowed()
         if route.subresource == "scale":
@@ -277,23 +281,26 @@ class ApiHandler:
             return _shaped(output, _shape_object(output, rtype, obj, include))
         if method == "PUT":
             self._require(rtype, "update")
+            registry = self._writer(request)
             body = self._body(request, rtype)
             manager = self._manager(request, subresource=route.subresource)
-            return self._respond(request, self.registry.update(
+            return self._respond(request, registry.update(
                 rtype, ns, route.name, body, route.subresource, manager))
         if method == "PATCH":
             self._require(rtype, "patch")
             patch_type = self._patch_type(request, rtype)
+            registry = self._writer(request)
             if patch_type == APPLY_PATCH:
-                return self._apply(request, route)
+                return self._apply(request, route, registry)
             patch = self._patch_body(request)
             manager = self._manager(request, subresource=route.subresource)
-            return self._respond(request, self.registry.patch(
+            return self._respond(request, registry.patch(
                 rtype, ns, route.name, patch_type, patch, route.subresource, manager))
         if method == "DELETE" and not route.subresource:
             self._require(rtype, "delete")
             options = self._delete_options(request)
-            return self._respond(request, self.registry.delete(rtype, ns, route.name, options))
+            return self._respond(request, self._writer(request, options).delete(
+                rtype, ns, route.name, options))
         raise errors.method_not_allowed()
 
     def _watch(self, request: Request, route: _Route, output: Output, include: str
@@ -311,16 +318,16 @@ class ApiHandler:
             return self._respond(request, self.registry.get_scale(rtype, ns, name))
         manager = self._manager(request, subresource="scale")
         if request.method == "PUT":
+            registry = self._writer(request)
             body = self._body(request, rtype)
-            return self._respond(request, self.registry.update_scale(rtype, ns, name, body,
-                                                                     manager))
+            return self._respond(request, registry.update_scale(rtype, ns, name, body, manager))
         if request.method == "PATCH":
             patch_type = self._patch_type(request, rtype, scale=True)
-            return self._respond(request, self.registry.patch_scale(
+            return self._respond(request, self._writer(request).patch_scale(
                 rtype, ns, name, patch_type, self._patch_body(request), manager))
         raise errors.method_not_allowed()
 
-    def _apply(self, request: Request, route: _Route) -> Response:
+    def _apply(self, request: Request, route: _Route, registry: Registry) -> Response:
         manager_name = request.params.get("fieldManager", "")
         if not manager_name:
             raise _patch_options_invalid("FieldValueRequired", "fieldManager",
@@ -334,10 +341,26 @@ class ApiHandler:
         except ValueError as exc:
             raise errors.bad_request(f"error decoding YAML: {exc}") from None
         manager = Manager(manager_name, APPLY, route.subresource)
-        obj, created = self.registry.apply(route.rtype, route.namespace or "", route.name,
-                                           config, manager, force in ("true", "1"),
-                                           route.subresource)
+        obj, created = registry.apply(route.rtype, route.namespace or "", route.name,
+                                      config, manager, force in ("true", "1"),
+                                      route.subresource)
         return self._respond(request, obj, 201 if created else 200)
+
+    def _writer(self, request: Request, options: dict[str, Any] | None = None) -> Registry:
+        """Where a write goes: the registry, or for `dryRun=All` (the query parameter, or
+        DeleteOptions.dryRun) its view that answers as for real and stores nothing. Any
+        other value is the 422 the apiserver's ValidateDryRun gives."""
+        raw = (options if options is not None else request.params).get("dryRun")
+        if raw is None:
+            return self.registry
+        values = raw if isinstance(raw, list) else [raw]
+        if any(v != _DRY_RUN_ALL for v in values):
+            given = ", ".join(json.dumps(str(v)) for v in values)
+            raise _options_invalid(
+                _OPTIONS_KIND.get(request.method, "CreateOptions"), "FieldValueNotSupported",
+                "dryRun", f'Unsupported value: []string{{{given}}}: supported values: '
+                f'"{_DRY_RUN_ALL}"')
+        return self.registry.for_dry_run() if values else self.registry
 
     @staticmethod
     def _patch_type(request: Request, rtype: ResourceType, scale: bool = False) -> str:
@@ -483,9 +506,16 @@ def _protobuf_body(body: bytes, rtype: ResourceType) -> Any:
 
 
 def _patch_options_invalid(reason: str, field_name: str, message: str) -> errors.StatusError:
+    return _options_invalid("PatchOptions", reason, field_name, message)
+
+
+def _options_invalid(kind: str, reason: str, field_name: str, message: str
+                     ) -> errors.StatusError:
+    """The 422 for bad query options (CreateOptions, PatchOptions, ...), as the apiserver's
+    handlers answer before they look at the body."""
     return errors.StatusError(errors.status_body(
-        422, "Invalid", f'PatchOptions.meta.k8s.io "" is invalid: {field_name}: {message}',
-        {"group": "meta.k8s.io", "kind": "PatchOptions",
+        422, "Invalid", f'{kind}.meta.k8s.io "" is invalid: {field_name}: {message}',
+        {"group": "meta.k8s.io", "kind": kind,
          "causes": [errors.cause(reason, field_name, message)]}))
 
 

@@ -6,6 +6,9 @@ metadata is managed here (uid, creationTimestamp, resourceVersion, generation,
 generateName, namespace defaulting, deletionTimestamp with finalizers, managedFields) and
 every write is one atomic read-modify-write under the storage lock. Writes to
 CustomResourceDefinitions also start (or stop) serving their resources.
+
+`Registry.for_dry_run()` is the apiserver's DryRunnableStorage in small: the same checks
+and answers, but nothing is stored, no resourceVersion is taken and no watch sees it.
 """
 
 from __future__ import annotations
@@ -123,6 +126,19 @@ def _same_but_times(new: Obj, old: Obj) -> bool:
     return strip(new) == strip(old)
 
 
+def _as_dry_run(obj: Obj, prev: Obj | None) -> Obj:
+    """What a dry-run write answers instead of storing `obj`: its resourceVersion is the
+    one of the object it would replace, and none at all for a create (as the apiserver's
+    dry-run storage answers, since only a real etcd write assigns one)."""
+    meta = dict(obj["metadata"])
+    rv = (prev or {}).get("metadata", {}).get("resourceVersion")
+    if rv:
+        meta["resourceVersion"] = rv
+    else:
+        meta.pop("resourceVersion", None)
+    return dict(obj, metadata=meta)
+
+
 def encode_continue(rv: int, start: str) -> str:
     """An opaque continue token, shaped like the apiserver's (base64url JSON, no padding)."""
     raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start},
@@ -154,6 +170,15 @@ class Registry:
         self.types = types
         self.too_large_rv_wait = too_large_rv_wait
         self.continue_expired = False  # fault switch: every continue token is too old
+        self.dry_run = False  # True only on the views for_dry_run() hands out
+
+    def for_dry_run(self) -> Registry:
+        """A view of this registry for `?dryRun=All`: every write is checked and answered
+        as for real (404, 409, 422, generated names, managedFields), but nothing is stored,
+        no watch event is sent and CRDs start serving nothing."""
+        view = copy.copy(self)
+        view.dry_run = True
+        return view
 
     # -- helpers -------------------------------------------------------------------
 
@@ -348,7 +373,15 @@ class Registry:
     def _put(self, rtype: ResourceType, namespace: str, name: str, obj: Obj) -> Obj:
         if rtype.custom:
             obj = _sorted_keys(obj)
+        if self.dry_run:
+            return _as_dry_run(obj, self.storage.get(rtype.key, namespace, name))
         return self.storage.put(rtype.key, namespace, name, obj)
+
+    def _delete_stored(self, rtype: ResourceType, namespace: str, name: str) -> Obj | None:
+        """Remove from storage; in a dry run only say what would have been removed."""
+        if self.dry_run:
+            return self.storage.get(rtype.key, namespace, name)
+        return self.storage.delete(rtype.key, namespace, name)
 
     def _generate_name(self, rtype: ResourceType, namespace: str, prefix: str) -> str:
         prefix = prefix[:58]
@@ -467,7 +500,9 @@ class Registry:
         if new == old or (managed_fields is not None and _same_but_times(new, old)):
             return old  # a no-op update: no new resourceVersion, no event
         if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
-            self._put(rtype, ns, name, new)
+            last = self._put(rtype, ns, name, new)
+            if self.dry_run:
+                return last
             final = self.storage.delete(rtype.key, ns, name)
             if final is not None:
                 self._removed(rtype, final)
@@ -662,7 +697,10 @@ class Registry:
 
     def _establish(self, rtype: ResourceType, crd: Obj) -> Obj:
         """What the apiextensions controllers do after a create: accept the names, then
-        establish the CRD (each a status write watchers see), then serve it."""
+        establish the CRD (each a status write watchers see), then serve it. A dry run
+        stops before: the controllers never see an object that was not stored."""
+        if self.dry_run:
+            return crd
         name = crd["metadata"]["name"]
         conflict = crds.name_conflict(crd, self.types)
         current = crd
@@ -672,6 +710,8 @@ class Registry:
         return current
 
     def _crd_written(self, rtype: ResourceType, crd: Obj, spec_changed: bool) -> Obj:
+        if self.dry_run:
+            return crd
         if spec_changed:
             status = crds.renamed_status(crd)
             if status is not None:
@@ -683,7 +723,7 @@ class Registry:
 
     def _removed(self, rtype: ResourceType, final: Obj) -> None:
         """Called once an object is gone from storage; a CRD takes its objects with it."""
-        if not crds.is_crd(rtype):
+        if not crds.is_crd(rtype) or self.dry_run:
             return
         name = final["metadata"]["name"]
         spec = final.get("spec") or {}
@@ -728,7 +768,7 @@ class Registry:
                 return present(rtype, self._put(rtype, ns, name, marked))
             if rtype.key == "namespaces":
                 return self._delete_namespace(name, old)
-            final = self.storage.delete(rtype.key, ns, name)
+            final = self._delete_stored(rtype, ns, name)
             assert final is not None
             self._removed(rtype, final)
             final = present(rtype, final)
@@ -744,6 +784,8 @@ class Registry:
         terminating = dict(old, metadata=_ordered_meta(dict(
             old["metadata"], deletionTimestamp=now_rfc3339())),
             status={"phase": "Terminating"})
+        if self.dry_run:
+            return terminating
         shown = self.storage.put("namespaces", "", name, terminating)
         for rtype in self.types.types():
             if rtype.namespaced:
