@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import enum
 import logging
-import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, Protocol
 
 from kubenb.cache.keys import DeletedFinalStateUnknown, KeyFunc, meta_namespace_key_func
+from kubenb.cache.queue_base import QueueBase
 from kubenb.errors import (
     FIFOClosedError,
     KeyFuncError,
@@ -120,7 +120,7 @@ class KeyListerGetter(Protocol):
 PopProcessFunc = Callable[[Deltas, bool], None]
 
 
-class DeltaFIFO:
+class DeltaFIFO(QueueBase):
     """A producer/consumer queue of per-key `Deltas` (client-go's `DeltaFIFO`).
 
     `known_objects` (anything with `list_keys()` and `get_by_key(key)`, usually the
@@ -136,6 +136,7 @@ class DeltaFIFO:
         emit_delta_type_replaced: bool = False,
         transformer: TransformFunc | None = None,
     ) -> None:
+        super().__init__()
         self._key_function: KeyFunc = key_function or meta_namespace_key_func
         # add()/update() compute meta_namespace_key_func's result inline for plain dicts.
         self._default_key = self._key_function is meta_namespace_key_func
@@ -145,12 +146,6 @@ class DeltaFIFO:
         # key -> Deltas (never empty); a key is in _items iff it is in _queue.
         self._items: dict[str, Deltas] = {}
         self._queue: deque[str] = deque()
-        self._lock = threading.RLock()
-        self._cond = threading.Condition(self._lock)
-        self._waiters = 0  # threads blocked in pop; lets writers skip notify() when 0
-        self._populated = False
-        self._initial_population_count = 0
-        self._closed = False
 
     # ------------------------------------------------------------------ keys
 
@@ -422,34 +417,12 @@ class DeltaFIFO:
             deltas = self._items.get(key)
             return None if deltas is None else Deltas(deltas)
 
-    def has_synced(self) -> bool:
-        """True once an add/update/delete/add_if_not_present came first, or every item
-        the first `replace` queued has been popped."""
-        with self._lock:
-            return self._populated and self._initial_population_count == 0
-
-    def close(self) -> None:
-        """Close the queue and wake every blocked `pop`. Queued items are still handed
-        out, and writes still work; only a pop on an empty queue then fails."""
-        with self._lock:
-            self._closed = True
-            self._cond.notify_all()
-
-    def is_closed(self) -> bool:
-        """Whether `close` was called."""
-        with self._lock:
-            return self._closed
-
     def is_empty(self) -> bool:
         """Whether no key is queued."""
         return not self._queue
 
     def __len__(self) -> int:
         return len(self._queue)
-
-    def __bool__(self) -> bool:
-        # Always truthy, so `queue or default` never swaps out an empty queue.
-        return True
 
     def __repr__(self) -> str:
         return (

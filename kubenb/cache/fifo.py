@@ -13,12 +13,12 @@ Condition and runs `process` while holding the lock.
 
 from __future__ import annotations
 
-import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from kubenb.cache.keys import KeyFunc, meta_namespace_key_func
+from kubenb.cache.queue_base import QueueBase
 from kubenb.errors import FIFOClosedError, KeyFuncError, RequeueError
 
 __all__ = ["FIFO", "FIFOPopProcessFunc"]
@@ -29,21 +29,16 @@ FIFOPopProcessFunc = Callable[[Any, bool], None]
 _MISSING = object()
 
 
-class FIFO:
+class FIFO(QueueBase):
     """A queue of the latest object per key, popped in first-added order."""
 
     def __init__(self, key_function: KeyFunc | None = meta_namespace_key_func) -> None:
+        super().__init__()
         self._key_function: KeyFunc = key_function or meta_namespace_key_func
         self._items: dict[str, Any] = {}
         # Pop order. May hold keys whose item was deleted (pop skips them), and after a
         # delete + add even the same key twice, exactly as client-go's FIFO does.
         self._queue: deque[str] = deque()
-        self._lock = threading.RLock()
-        self._cond = threading.Condition(self._lock)
-        self._waiters = 0
-        self._populated = False
-        self._initial_population_count = 0
-        self._closed = False
 
     def _key(self, obj: Any) -> str:
         try:
@@ -178,30 +173,9 @@ class FIFO:
         with self._lock:
             return self._items.get(key)
 
-    def has_synced(self) -> bool:
-        """True once an add/update/delete/add_if_not_present came first, or as many pops
-        as the first `replace` listed keys have happened."""
-        with self._lock:
-            return self._populated and self._initial_population_count == 0
-
-    def close(self) -> None:
-        """Close the queue and wake every blocked `pop`."""
-        with self._lock:
-            self._closed = True
-            self._cond.notify_all()
-
-    def is_closed(self) -> bool:
-        """Whether `close` was called."""
-        with self._lock:
-            return self._closed
-
     def __len__(self) -> int:
         """The number of stored objects (what pop will still hand out)."""
         return len(self._items)
-
-    def __bool__(self) -> bool:
-        # Always truthy, so `queue or default` never swaps out an empty queue.
-        return True
 
     def __repr__(self) -> str:
         return f"<FIFO items={len(self._items)} closed={self._closed}>"

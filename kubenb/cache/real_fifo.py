@@ -16,7 +16,6 @@ listed object. Threading is as in `DeltaFIFO`: one re-entrant lock; `pop` runs
 from __future__ import annotations
 
 import logging
-import threading
 from collections import deque
 from collections.abc import Iterable
 from typing import Any
@@ -30,6 +29,7 @@ from kubenb.cache.delta_fifo import (
     TransformFunc,
 )
 from kubenb.cache.keys import DeletedFinalStateUnknown, KeyFunc, meta_namespace_key_func
+from kubenb.cache.queue_base import QueueBase
 from kubenb.clock import Clock
 from kubenb.errors import FIFOClosedError, KeyFuncError, KubenbError, ZeroLengthDeltasError
 
@@ -44,7 +44,7 @@ REPLACED = DeltaType.REPLACED
 SYNC = DeltaType.SYNC
 
 
-class RealFIFO:
+class RealFIFO(QueueBase):
     """A queue of every event, in order (client-go 1.33 `RealFIFO`).
 
     `known_objects` (normally the informer's Indexer) lets `replace` make tombstones
@@ -64,6 +64,7 @@ class RealFIFO:
         transformer: TransformFunc | None = None,
         clock: Clock | None = None,
     ) -> None:
+        super().__init__()
         self._key_function: KeyFunc = key_function or meta_namespace_key_func
         self._known_objects = known_objects
         self._transformer = transformer
@@ -72,12 +73,6 @@ class RealFIFO:
         self._clock = clock
         # (key, delta) in arrival order; the key is computed once, on the way in.
         self._items: deque[tuple[str, Delta]] = deque()
-        self._lock = threading.RLock()
-        self._cond = threading.Condition(self._lock)
-        self._waiters = 0
-        self._populated = False
-        self._initial_population_count = 0
-        self._closed = False
 
     # ------------------------------------------------------------------ keys
 
@@ -286,24 +281,6 @@ class RealFIFO:
             found = Deltas(delta for k, delta in self._items if k == key)
             return found or None
 
-    def has_synced(self) -> bool:
-        """True once an add/update/delete came first, or every event the first
-        `replace` queued (tombstones included) has been popped."""
-        with self._lock:
-            return self._populated and self._initial_population_count == 0
-
-    def close(self) -> None:
-        """Close the queue and wake every blocked `pop`. Queued events are still
-        handed out, and writes still work; only a pop on an empty queue then fails."""
-        with self._lock:
-            self._closed = True
-            self._cond.notify_all()
-
-    def is_closed(self) -> bool:
-        """Whether `close` was called."""
-        with self._lock:
-            return self._closed
-
     def is_empty(self) -> bool:
         """Whether nothing is queued."""
         return not self._items
@@ -314,10 +291,6 @@ class RealFIFO:
 
     def __len__(self) -> int:
         return len(self._items)
-
-    def __bool__(self) -> bool:
-        # Always truthy, so `queue or default` never swaps out an empty queue.
-        return True
 
     def __repr__(self) -> str:
         return (
