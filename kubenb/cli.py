@@ -1,12 +1,34 @@
-"""`python -m kubenb ...`: command-line entry points (for now, `serve`)."""
+"""`python -m kubenb ...`: command-line entry points.
+
+- `serve`: the embedded API server until interrupted (kubectl and notebooks use it);
+- `tour`: JupyterLab on the tour notebook (install nothing, print the URL);
+- `notebooks --execute`: run every notebook headless with nbclient, write the executed
+  copies and say where they are (what CI runs, and a check that an install works).
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
+import secrets
 import signal
+import socket
+import subprocess
 import sys
+import tempfile
 import threading
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+TOUR = "01_tour.ipynb"
+# Where `pip install -e .` (and a git checkout) keeps the notebooks; `--dir` overrides.
+NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -38,6 +60,34 @@ def _build_parser() -> argparse.ArgumentParser:
                        help="comma-separated kinds to churn (default: configmaps,pods)")
     serve.add_argument("--seed", type=int, default=0,
                        help="seed for --seed-objects and --churn (same seed, same objects)")
+
+    tour = commands.add_parser(
+        "tour", help="start JupyterLab on the tour notebook and print its URL")
+    tour.add_argument("--port", type=int, default=8888, help="JupyterLab's port (default 8888; "
+                                                             "0: a free port)")
+    tour.add_argument("--ip", default="127.0.0.1",
+                      help="address JupyterLab binds (default: 127.0.0.1, loopback only)")
+    tour.add_argument("--dir", type=Path, default=None, metavar="DIR",
+                      help="the notebooks folder (default: the checkout's notebooks/)")
+    tour.add_argument("--no-browser", action="store_true",
+                      help="only print the URL; do not open a web browser")
+
+    notebooks = commands.add_parser(
+        "notebooks", help="run every notebook headless (nbclient) and save the executed copies")
+    notebooks.add_argument("--execute", action="store_true", required=True,
+                           help="execute the notebooks top to bottom (required: says what "
+                                "this command does)")
+    notebooks.add_argument("--out", type=Path, default=None, metavar="DIR",
+                           help="where the executed copies go (default: a new temp folder)")
+    notebooks.add_argument("--dir", type=Path, default=None, metavar="DIR",
+                           help="the notebooks folder (default: the checkout's notebooks/)")
+    notebooks.add_argument("--kubeconfig", default=None, metavar="PATH",
+                           help="the cluster for notebooks that connect with a kubeconfig "
+                                "(default: an embedded server started for the run)")
+    notebooks.add_argument("--timeout", type=float, default=300.0,
+                           help="seconds one cell may run (default 300)")
+    notebooks.add_argument("names", nargs="*", metavar="NAME",
+                           help="run only these notebooks (file names or stems)")
     return parser
 
 
@@ -111,11 +161,231 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- notebooks -------------------------------------------------------------------------
+
+
+def find_notebooks(directory: Path | None = None, names: Sequence[str] = ()) -> list[Path]:
+    """The notebooks to run, in file-name order (their numbers), checkpoints excluded."""
+    folder = Path(directory) if directory is not None else NOTEBOOKS_DIR
+    if not folder.is_dir():
+        from kubenb.errors import KubenbError
+
+        raise KubenbError(f"no notebooks folder at {folder}: pass --dir (the notebooks/ "
+                          f"folder of a kubenb checkout)")
+    found = sorted(p for p in folder.glob("*.ipynb") if not p.name.startswith("."))
+    if names:
+        def matches(path: Path, name: str) -> bool:  # "02" or "02_live_dataframes[.ipynb]"
+            return Path(name).stem in (path.stem, path.stem.split("_", 1)[0])
+
+        unknown = [n for n in names if not any(matches(p, n) for p in found)]
+        if unknown:
+            from kubenb.errors import KubenbError
+
+            raise KubenbError(f"no notebook named {', '.join(unknown)} in {folder} "
+                              f"(there are: {', '.join(p.stem for p in found)})")
+        found = [p for p in found if any(matches(p, n) for n in names)]
+    return found
+
+
+@dataclass
+class NotebookRun:
+    """The outcome of executing one notebook: where its executed copy is, and any error."""
+
+    source: Path
+    executed: Path
+    seconds: float
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def execute_notebook(path: Path, out_dir: Path, timeout: float = 300.0,
+                     env: dict[str, str] | None = None) -> NotebookRun:
+    """Run `path` top to bottom in a fresh python3 kernel; save the executed copy (also
+    when a cell fails, so the reader sees where) as `out_dir/<name>`.
+
+    The kernel runs in `out_dir`, so whatever a notebook writes lands beside its copy.
+    `env` is the kernel's environment (default: this process's).
+    """
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / path.name
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(out_dir)}})
+    started = time.monotonic()
+    error = None
+    try:
+        client.execute(env=dict(os.environ if env is None else env))
+    except (CellExecutionError, CellTimeoutError) as exc:
+        error = _short_error(str(exc))
+    finally:
+        nbformat.write(nb, target)
+    return NotebookRun(path, target, time.monotonic() - started, error)
+
+
+def _short_error(text: str, lines: int = 30) -> str:
+    """nbclient's message repeats the whole cell; keep its tail (the traceback's end)."""
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", text)  # the traceback's terminal colours
+    kept = [line for line in plain.strip().splitlines() if line.strip()]
+    return "\n".join(kept[-lines:])
+
+
+def notebook_env(kubeconfig: str | os.PathLike[str]) -> dict[str, str]:
+    """The kernels' environment: this one, with KUBECONFIG pointing at `kubeconfig`."""
+    return dict(os.environ, KUBECONFIG=str(kubeconfig))
+
+
+def _notebooks(args: argparse.Namespace) -> int:
+    from kubenb.errors import KubenbError
+
+    missing = [m for m in ("nbclient", "nbformat", "ipykernel") if not _importable(m)]
+    if missing:
+        print(f"kubenb notebooks: {', '.join(missing)} not installed; run "
+              f"pip install 'kubenb[notebook]' (or pip install -e '.[notebook]')",
+              file=sys.stderr, flush=True)
+        return 2
+    try:
+        paths = find_notebooks(args.dir, args.names)
+    except KubenbError as exc:
+        print(f"kubenb notebooks: {exc}", file=sys.stderr, flush=True)
+        return 2
+    out = (args.out or Path(tempfile.mkdtemp(prefix="kubenb-notebooks-"))).resolve()
+    server = None
+    if args.kubeconfig is None:
+        # Notebooks that connect like kubectl get an embedded server's kubeconfig, so
+        # nothing here touches whatever cluster ~/.kube/config names.
+        from kubenb.server import EmbeddedServer
+
+        server = EmbeddedServer().start()
+        server.seed_objects(12, seed=5)
+        env = notebook_env(server.write_kubeconfig(out / "embedded.kubeconfig"))
+    else:
+        env = notebook_env(Path(args.kubeconfig).resolve())
+    print(f"executing {len(paths)} notebook(s) into {out}", flush=True)
+    failed = 0
+    try:
+        for path in paths:
+            run = execute_notebook(path, out, timeout=args.timeout, env=env)
+            verdict = "ok" if run.ok else "FAILED"
+            print(f"  {verdict:6} {run.seconds:6.1f}s  {run.executed}", flush=True)
+            if not run.ok:
+                failed += 1
+                print("    " + (run.error or "").replace("\n", "\n    "), flush=True)
+    finally:
+        if server is not None:
+            server.stop()
+    print(f"executed copies are in {out}", flush=True)
+    if failed:
+        print(f"{failed} of {len(paths)} notebook(s) failed", file=sys.stderr, flush=True)
+        return 1
+    return 0
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+# -- tour ------------------------------------------------------------------------------
+
+
+def lab_command(root_dir: Path, port: int, token: str, ip: str = "127.0.0.1",
+                open_browser: bool = False, notebook: str = TOUR) -> list[str]:
+    """`jupyter lab` with the flags the tour needs (the same ones the browser test uses)."""
+    cmd = [sys.executable, "-m", "jupyter", "lab", f"--ServerApp.ip={ip}",
+           f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root_dir}",
+           f"--LabApp.default_url=/lab/tree/{notebook}",
+           "--LabApp.expose_app_in_browser=True"]  # window.jupyterapp: scripts can run cells
+    if not open_browser:
+        cmd.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")  # otherwise jupyter refuses to start as root
+    return cmd
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_lab(url: str, proc: subprocess.Popen[Any], timeout: float = 120.0) -> None:
+    """Return once JupyterLab answers `url`; raise if it exits or `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"jupyter lab exited with status {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"jupyter lab did not answer within {timeout:g}s")
+        time.sleep(0.25)
+
+
+def _tour(args: argparse.Namespace) -> int:
+    if not _importable("jupyterlab"):
+        print("kubenb tour: JupyterLab is not installed; run pip install 'kubenb[notebook]' "
+              "(or pip install -e '.[notebook]')", file=sys.stderr, flush=True)
+        return 2
+    root = (args.dir or NOTEBOOKS_DIR).resolve()
+    if not (root / TOUR).is_file():
+        print(f"kubenb tour: no {TOUR} in {root}: pass --dir (the notebooks/ folder of a "
+              f"kubenb checkout)", file=sys.stderr, flush=True)
+        return 2
+    port = args.port or free_port(args.ip)
+    token = secrets.token_hex(16)
+    proc = subprocess.Popen(lab_command(root, port, token, args.ip, not args.no_browser))
+    host = "127.0.0.1" if args.ip in ("0.0.0.0", "::", "") else args.ip
+    base = f"http://{host}:{port}"
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    try:
+        wait_for_lab(f"{base}/api/status?token={token}", proc)
+        # The URL carries the login token, as jupyter's own banner does: this terminal's
+        # user needs it to open the page.
+        print(f"kubenb tour: open {base}/lab/tree/{TOUR}?token={token}", flush=True)
+        print("(the notebooks start an embedded API server: no cluster needed; "
+              "Ctrl-C stops JupyterLab)", flush=True)
+        while proc.poll() is None and not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    except (RuntimeError, TimeoutError) as exc:
+        print(f"kubenb tour: {exc}", file=sys.stderr, flush=True)
+        return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse `argv` and run the chosen command; returns the exit code."""
     args = _build_parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)
+    if args.command == "tour":
+        return _tour(args)
+    if args.command == "notebooks":
+        return _notebooks(args)
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 

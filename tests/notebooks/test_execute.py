@@ -1,0 +1,81 @@
+"""Every notebook runs top to bottom in a fresh kernel (nbclient), with its assertions.
+
+Notebooks that connect like kubectl (05) get `KUBECONFIG` pointing at an embedded TLS
+server with a bearer token, so they take the same path as against a real cluster.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kubenb.cli import execute_notebook, find_notebooks, notebook_env
+from tests.notebooks.conftest import NOTEBOOKS, PENDING_PODS, RUNNING_PODS
+
+pytest.importorskip("nbclient", reason="needs the notebook extra: pip install -e '.[notebook]'")
+pytest.importorskip("ipykernel", reason="needs the notebook extra: pip install -e '.[notebook]'")
+nbformat = pytest.importorskip("nbformat")
+
+ALL = find_notebooks(NOTEBOOKS)
+EXPECTED = {"01_tour", "02_live_dataframes", "03_widgets", "05_real_cluster"}
+
+
+def _outputs(nb: dict) -> list[dict]:
+    return [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
+
+
+def _text(nb: dict) -> str:
+    parts = []
+    for out in _outputs(nb):
+        if out["output_type"] == "stream":
+            parts.append(out["text"])
+        elif "data" in out:
+            parts.append(out["data"].get("text/plain", ""))
+    return "\n".join(parts)
+
+
+def test_the_issue_notebooks_are_all_there() -> None:
+    assert {p.stem for p in ALL} >= EXPECTED
+
+
+@pytest.mark.parametrize("path", ALL, ids=[p.stem for p in ALL])
+def test_notebook_is_committed_with_outputs_cleared(path: Path) -> None:
+    nb = json.loads(path.read_text())
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert code, f"{path.name} has no code cells"
+    dirty = [i for i, c in enumerate(nb["cells"])
+             if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))]
+    assert dirty == [], f"{path.name}: clear the outputs of cells {dirty} before committing"
+    assert "widgets" not in nb["metadata"], f"{path.name}: saved widget state; clear it"
+    nbformat.validate(nbformat.reads(path.read_text(), as_version=4))
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("path", ALL, ids=[p.stem for p in ALL])
+def test_notebook_executes_top_to_bottom(path: Path, tmp_path: Path,
+                                         cluster_kubeconfig: Path) -> None:
+    run = execute_notebook(path, tmp_path, timeout=120, env=notebook_env(cluster_kubeconfig))
+    assert run.ok, f"{path.name} failed:\n{run.error}"
+    executed = nbformat.read(run.executed, as_version=4)
+    code = [c for c in executed["cells"] if c["cell_type"] == "code"]
+    assert all(c["execution_count"] for c in code), "a cell was not executed"
+    errors = [o for o in _outputs(executed) if o["output_type"] == "error"]
+    assert errors == []
+    # Each notebook ends by checking that it stopped every kubenb thread.
+    assert "all kubenb threads stopped" in _text(executed)
+
+
+@pytest.mark.timeout(120)
+def test_05_reads_the_cluster_its_kubeconfig_names(tmp_path: Path,
+                                                   cluster_kubeconfig: Path) -> None:
+    run = execute_notebook(NOTEBOOKS / "05_real_cluster.ipynb", tmp_path, timeout=60,
+                           env=notebook_env(cluster_kubeconfig))
+    assert run.ok, run.error
+    text = _text(nbformat.read(run.executed, as_version=4))
+    assert f"connected with {cluster_kubeconfig}" in text
+    assert f"{RUNNING_PODS + PENDING_PODS} pods cached" in text
+    assert f"{PENDING_PODS} of {RUNNING_PODS + PENDING_PODS} pods are not Running" in text
+    assert "https://127.0.0.1:" in text                      # TLS, as the kubeconfig says
+    assert "notebook-test-token" not in run.executed.read_text()  # never shown
