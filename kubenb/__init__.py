@@ -2,7 +2,17 @@
 
 from kubenb.clock import FakeClock, RealClock
 from kubenb.cluster import Cluster, connect, embedded
+from kubenb.gc_policy import CacheGCPolicy, cache_gc_policy
 
 __version__ = "0.1.0"
 
-__all__ = ["Cluster", "FakeClock", "RealClock", "__version__", "connect", "embedded"]
+__all__ = [
+    "CacheGCPolicy",
+    "Cluster",
+    "FakeClock",
+    "RealClock",
+    "__version__",
+    "cache_gc_policy",
+    "connect",
+    "embedded",
+]
