@@ -84,7 +84,7 @@ def format_table(results: list[Result]) -> str:
                 f"{r.kubenb_rate:,.0f}",
                 r.baseline_name,
                 f"{r.baseline_rate:,.0f}",
-                f"{r.ratio:.2f}x",
+                f"{r.ratio:.2f}x" if r.ratio >= 0.1 else f"{r.ratio:.2g}x",
                 target,
             )
         )

@@ -87,3 +87,10 @@ def test_cluster_table_and_pipeline_follow_the_cluster() -> None:
         assert "kubenb-pipeline" in pipeline.widget._dom_classes
         assert pipeline.renders >= 1
     assert table.frame.closed and pipeline.closed
+
+
+def test_closing_a_table_twice_is_harmless() -> None:
+    with kubenb.embedded() as cluster:
+        table = cluster.table("configmaps", progress=False)
+        table.close()
+    table.close()  # the cluster closed it again on exit

@@ -236,7 +236,10 @@ class ResourceTable:
             self.renders += 1
 
     def close(self) -> None:
-        """Stop following the frame (and close it, if this table made it)."""
+        """Stop following the frame (and close it, if this table made it). Idempotent."""
+        if getattr(self, "_table_closed", False):
+            return
+        self._table_closed = True
         self.frame.unobserve(self._on_batch)
         if self._own_frame:
             self.frame.close()

@@ -19,7 +19,8 @@ pytest.importorskip("ipykernel", reason="needs the notebook extra: pip install -
 nbformat = pytest.importorskip("nbformat")
 
 ALL = find_notebooks(NOTEBOOKS)
-EXPECTED = {"01_tour", "02_live_dataframes", "03_widgets", "05_real_cluster"}
+EXPECTED = {"01_tour", "02_live_dataframes", "03_widgets", "04_prototype_controller",
+            "05_real_cluster"}
 
 
 def _outputs(nb: dict) -> list[dict]:
