@@ -5,8 +5,9 @@ only for reference cycles. Objects decoded from JSON never form cycles, yet ever
 full collection walks all of them. With 10k pods cached (about 3M containers) a full
 collection pauses every thread for about half a second, and at 2k watch events/s
 one comes every couple of seconds. Measured: p99 from a watch event to a LiveFrame
-drops from 672 ms to 182 ms with this policy, and informer watch throughput rises
-about 1.5x.
+drops from about 680 ms to about 130 ms with this policy (young collections every
+0.25 s), and informer watch throughput rises about 1.5x. Start it before the caches
+fill: the first collection after that walks everything once.
 
 The policy switches automatic collection off and runs collections itself from one
 background thread. Young generations (where short-lived cycles die) are collected
@@ -34,7 +35,7 @@ _active: CacheGCPolicy | None = None
 class CacheGCPolicy:
     """Collect young generations on a timer and everything rarely (see the module)."""
 
-    def __init__(self, young_interval: float = 1.0, full_interval: float = 600.0,
+    def __init__(self, young_interval: float = 0.25, full_interval: float = 600.0,
                  clock: Clock | None = None) -> None:
         if young_interval <= 0 or full_interval < young_interval:
             raise KubenbError(
@@ -118,6 +119,6 @@ class CacheGCPolicy:
                 self.young_collections += 1
 
 
-def cache_gc_policy(young_interval: float = 1.0, full_interval: float = 600.0) -> CacheGCPolicy:
+def cache_gc_policy(young_interval: float = 0.25, full_interval: float = 600.0) -> CacheGCPolicy:
     """Start a `CacheGCPolicy` (stop it, or use it as a context manager, to restore)."""
     return CacheGCPolicy(young_interval, full_interval).start()
