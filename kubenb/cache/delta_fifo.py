@@ -97,6 +97,28 @@ class Deltas(list[Delta]):
         """The last delta (the object's latest known state), or None when empty."""
         return self[-1] if self else None
 
+def delta_key(key_function: KeyFunc, obj: Any) -> str:
+    """The key an informer queue files `obj` under: a tombstone's `.key`, a Delta's or
+    a Deltas list's newest object's key, else `key_function(obj)`; every failure is a
+    `KeyFuncError` (DeltaFIFO and RealFIFO share this)."""
+    if isinstance(obj, list):
+        if not obj:
+            err = ZeroLengthDeltasError()
+            raise KeyFuncError(obj, err) from err
+        if isinstance(obj[-1], Delta):
+            obj = obj[-1]
+    if isinstance(obj, Delta):
+        obj = obj.object
+    if isinstance(obj, DeletedFinalStateUnknown):
+        return obj.key
+    try:
+        return key_function(obj)
+    except KeyFuncError:
+        raise
+    except Exception as err:
+        raise KeyFuncError(obj, err) from err
+
+
 
 def oldest(deltas: list[Delta]) -> Delta | None:
     """The oldest delta of any list of deltas, or None when it is empty."""
@@ -150,22 +172,9 @@ class DeltaFIFO(QueueBase):
     # ------------------------------------------------------------------ keys
 
     def key_of(self, obj: Any) -> str:
-        """The key of an object, a tombstone (its `.key`) or a Deltas list (the key of
-        its newest object). Raises `KeyFuncError`."""
-        if isinstance(obj, list):
-            if not obj:
-                err = ZeroLengthDeltasError()
-                raise KeyFuncError(obj, err) from err
-            if isinstance(obj[-1], Delta):
-                obj = obj[-1].object
-        if isinstance(obj, DeletedFinalStateUnknown):
-            return obj.key
-        try:
-            return self._key_function(obj)
-        except KeyFuncError:
-            raise
-        except Exception as err:
-            raise KeyFuncError(obj, err) from err
+        """The key of an object, a tombstone (its `.key`), a `Delta` (its object's) or
+        a Deltas list (the key of its newest object). Raises `KeyFuncError`."""
+        return delta_key(self._key_function, obj)
 
     # ---------------------------------------------------------------- writes
 

@@ -27,11 +27,12 @@ from kubenb.cache.delta_fifo import (
     KeyListerGetter,
     PopProcessFunc,
     TransformFunc,
+    delta_key,
 )
 from kubenb.cache.keys import DeletedFinalStateUnknown, KeyFunc, meta_namespace_key_func
 from kubenb.cache.queue_base import QueueBase
 from kubenb.clock import Clock
-from kubenb.errors import FIFOClosedError, KeyFuncError, KubenbError, ZeroLengthDeltasError
+from kubenb.errors import FIFOClosedError, KubenbError
 
 __all__ = ["RealFIFO"]
 
@@ -79,22 +80,7 @@ class RealFIFO(QueueBase):
     def key_of(self, obj: Any) -> str:
         """The key of an object, a tombstone (its `.key`), a `Delta` (its object's) or
         a Deltas list (the key of its newest object). Raises `KeyFuncError`."""
-        if isinstance(obj, list):
-            if not obj:
-                err = ZeroLengthDeltasError()
-                raise KeyFuncError(obj, err) from err
-            if isinstance(obj[-1], Delta):
-                obj = obj[-1]
-        if isinstance(obj, Delta):
-            obj = obj.object
-        if isinstance(obj, DeletedFinalStateUnknown):
-            return obj.key
-        try:
-            return self._key_function(obj)
-        except KeyFuncError:
-            raise
-        except Exception as err:
-            raise KeyFuncError(obj, err) from err
+        return delta_key(self._key_function, obj)
 
     # ---------------------------------------------------------------- writes
 
