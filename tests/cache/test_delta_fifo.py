@@ -21,7 +21,7 @@ from kubenb.cache.delta_fifo import (
     newest,
     oldest,
 )
-from kubenb.cache.keys import DeletedFinalStateUnknown, meta_namespace_key_func
+from kubenb.cache.keys import DeletedFinalStateUnknown
 from kubenb.errors import (
     FIFOClosedError,
     KeyFuncError,
@@ -29,6 +29,7 @@ from kubenb.errors import (
     RequeueError,
     ZeroLengthDeltasError,
 )
+from tests.cache.fixtures import BrokenKnown, Known, o
 from tests.helpers import pop_within
 
 ADDED, UPDATED, DELETED = DeltaType.ADDED, DeltaType.UPDATED, DeltaType.DELETED
@@ -36,28 +37,7 @@ REPLACED, SYNC = DeltaType.REPLACED, DeltaType.SYNC
 DFSU = DeletedFinalStateUnknown
 
 
-def o(name: str, val: Any = None) -> dict[str, Any]:
-    return {"metadata": {"name": name}, "val": val}
 
-
-class Known:
-    """A fixed set of known objects (client-go's literalListerGetter)."""
-
-    def __init__(self, *objs: dict[str, Any]) -> None:
-        self.objs = {meta_namespace_key_func(x): x for x in objs}
-
-    def list_keys(self) -> list[str]:
-        return list(self.objs)
-
-    def get_by_key(self, key: str) -> Any:
-        return self.objs.get(key)
-
-
-class BrokenKnown(Known):
-    """Known objects whose lookups fail."""
-
-    def get_by_key(self, key: str) -> Any:
-        raise RuntimeError(f"lookup of {key} failed")
 
 
 def noop(deltas: Deltas, initial: bool) -> None:

@@ -14,6 +14,7 @@ from kubenb.cache.delta_fifo import Delta, DeltaFIFO, Deltas, DeltaType
 from kubenb.cache.fifo import FIFO
 from kubenb.cache.keys import DeletedFinalStateUnknown, meta_namespace_key_func
 from kubenb.errors import KeyFuncError, RequeueError
+from tests.cache.fixtures import KnownStore
 
 DFSU = DeletedFinalStateUnknown
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -27,26 +28,6 @@ def mk(name: str, val: int) -> dict[str, Any]:
         return {"metadata": {"name": n, "namespace": ns}, "val": val}
     return {"metadata": {"name": name}, "val": val}
 
-
-class KnownStore:
-    """known_objects kept up to date from popped deltas, as an informer's Indexer is."""
-
-    def __init__(self) -> None:
-        self.objs: dict[str, Any] = {}
-
-    def list_keys(self) -> list[str]:
-        return list(self.objs)
-
-    def get_by_key(self, key: str) -> Any:
-        return self.objs.get(key)
-
-    def apply(self, deltas: list[Delta]) -> None:
-        for d in deltas:
-            key = d.object.key if isinstance(d.object, DFSU) else meta_namespace_key_func(d.object)
-            if d.type == "Deleted":
-                self.objs.pop(key, None)
-            else:
-                self.objs[key] = d.object
 
 
 class ModelDeltaFIFO:

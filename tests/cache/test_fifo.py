@@ -10,11 +10,8 @@ import pytest
 
 from kubenb.cache.fifo import FIFO
 from kubenb.errors import FIFOClosedError, KeyFuncError, RequeueError
+from tests.cache.fixtures import o
 from tests.helpers import pop_within
-
-
-def o(name: str, val: Any = None) -> dict[str, Any]:
-    return {"metadata": {"name": name}, "val": val}
 
 
 def noop(obj: Any, initial: bool) -> None:

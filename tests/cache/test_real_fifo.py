@@ -19,6 +19,7 @@ from kubenb.cache.delta_fifo import Delta, Deltas, DeltaType
 from kubenb.cache.keys import DeletedFinalStateUnknown, meta_namespace_key_func
 from kubenb.cache.real_fifo import RealFIFO
 from kubenb.errors import FIFOClosedError, KeyFuncError, KubenbError, ZeroLengthDeltasError
+from tests.cache.fixtures import BrokenKnown, Known, KnownStore, o
 from tests.helpers import pop_within, wait_until
 
 ADDED, UPDATED, DELETED = DeltaType.ADDED, DeltaType.UPDATED, DeltaType.DELETED
@@ -26,26 +27,7 @@ REPLACED, SYNC = DeltaType.REPLACED, DeltaType.SYNC
 DFSU = DeletedFinalStateUnknown
 
 
-def o(name: str, val: Any = None) -> dict[str, Any]:
-    return {"metadata": {"name": name}, "val": val}
 
-
-class Known:
-    """A fixed set of known objects (client-go's literalListerGetter)."""
-
-    def __init__(self, *objs: dict[str, Any]) -> None:
-        self.objs = {meta_namespace_key_func(x): x for x in objs}
-
-    def list_keys(self) -> list[str]:
-        return list(self.objs)
-
-    def get_by_key(self, key: str) -> Any:
-        return self.objs.get(key)
-
-
-class BrokenKnown(Known):
-    def get_by_key(self, key: str) -> Any:
-        raise RuntimeError(f"lookup of {key} failed")
 
 
 def pop(f: RealFIFO) -> Deltas:
@@ -569,27 +551,6 @@ def test_stress_producers_and_poppers_lose_nothing_and_keep_order():
 
 # ------------------------------------------------------- property-based model
 
-
-class KnownStore:
-    """known_objects kept up to date from popped deltas, as an informer's Indexer is."""
-
-    def __init__(self) -> None:
-        self.objs: dict[str, Any] = {}
-
-    def list_keys(self) -> list[str]:
-        return list(self.objs)
-
-    def get_by_key(self, key: str) -> Any:
-        return self.objs.get(key)
-
-    def apply(self, deltas: list[Delta]) -> None:
-        for d in deltas:
-            obj = d.object
-            key = obj.key if isinstance(obj, DFSU) else meta_namespace_key_func(obj)
-            if d.type == "Deleted":
-                self.objs.pop(key, None)
-            else:
-                self.objs[key] = obj
 
 
 class ModelRealFIFO:
