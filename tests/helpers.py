@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+import pytest
 
 from kubenb.errors import FIFOClosedError
 
@@ -59,3 +63,28 @@ def assert_no_new_threads(before: set[threading.Thread], grace: float = 2.0) -> 
             return
         time.sleep(0.01)
     raise AssertionError(f"threads left behind: {extra}")
+
+
+needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not found")
+
+
+class Kubectl:
+    """The real kubectl bound to one kubeconfig; `cache_dir` gives it its own discovery
+    cache (servers on reused ports must not see each other's)."""
+
+    def __init__(self, kubeconfig: Any, cache_dir: Any = None) -> None:
+        self.base = ["kubectl", "--kubeconfig", str(kubeconfig)]
+        if cache_dir is not None:
+            self.base += ["--cache-dir", str(cache_dir)]
+
+    def __call__(self, *args: str, stdin: str | None = None, ok: bool = True
+                 ) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([*self.base, *args], capture_output=True, text=True,
+                              input=stdin, timeout=30)
+        if ok:
+            assert done.returncode == 0, f"kubectl {' '.join(args)}: {done.stderr}"
+        return done
+
+    def popen(self, *args: str) -> subprocess.Popen[str]:
+        return subprocess.Popen([*self.base, *args], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)

@@ -11,15 +11,11 @@ import kubenb
 from kubenb.cluster import CacheSyncTimeout
 from kubenb.errors import NoResourceMatchError, NotFound, Unauthorized
 from kubenb.server import EmbeddedServer
-from tests.helpers import wait_until
-
-
-def kubenb_threads() -> set[str]:
-    return {t.name for t in threading.enumerate() if t.name.startswith("kubenb")}
+from tests.helpers import assert_no_new_threads, wait_until
 
 
 def test_embedded_cluster_resources_informers_and_close() -> None:
-    before = kubenb_threads()
+    before = set(threading.enumerate())
     with kubenb.embedded() as cluster:
         assert cluster.server is not None and cluster.config.server == cluster.server.url
         cms = cluster.resource("cm")
@@ -43,7 +39,7 @@ def test_embedded_cluster_resources_informers_and_close() -> None:
             cluster.resource("podz")
         server = cluster.server
     assert server._httpd is None  # the embedded server was stopped
-    wait_until(lambda: kubenb_threads() <= before, what="every kubenb thread to end")
+    assert_no_new_threads(before, grace=5.0)
 
 
 def test_connect_reads_a_kubeconfig_and_a_wrong_token_is_unauthorized() -> None:

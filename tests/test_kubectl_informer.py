@@ -7,17 +7,14 @@ scales and deletes; the informers must end equal to what `kubectl get -o json` s
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import time
 from typing import Any
 
-import pytest
-
 import kubenb
 from kubenb.cache import ResourceEventHandlerFuncs
+from tests.helpers import Kubectl, needs_kubectl
 
-pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not found")
+pytestmark = needs_kubectl
 
 MANIFEST = """\
 apiVersion: v1
@@ -51,13 +48,6 @@ spec:
 """
 
 
-def kubectl(kubeconfig: str, *args: str, stdin: str | None = None) -> str:
-    done = subprocess.run(["kubectl", "--kubeconfig", kubeconfig, *args], capture_output=True,
-                          text=True, input=stdin, timeout=30)
-    assert done.returncode == 0, f"kubectl {' '.join(args)}: {done.stderr}"
-    return done.stdout
-
-
 def keyed(items: list[dict[str, Any]]) -> dict[str, str]:
     return {f"{o['metadata'].get('namespace', '')}/{o['metadata']['name']}":
             o["metadata"]["resourceVersion"] for o in items}
@@ -65,7 +55,7 @@ def keyed(items: list[dict[str, Any]]) -> dict[str, str]:
 
 def test_informers_end_equal_to_kubectl_get() -> None:
     with kubenb.embedded() as cluster:
-        kubeconfig = str(cluster.server.kubeconfig_path)
+        kubectl = Kubectl(cluster.server.kubeconfig_path)
         configmaps = cluster.informer("configmaps")
         deployments = cluster.informer("deployments")
         seen: list[tuple[str, str]] = []
@@ -74,18 +64,18 @@ def test_informers_end_equal_to_kubectl_get() -> None:
             on_update=lambda a, b: seen.append(("update", b["metadata"]["name"])),
             on_delete=lambda o: seen.append(("delete", o["metadata"]["name"]))))
 
-        kubectl(kubeconfig, "apply", "-f", "-", stdin=MANIFEST)
-        kubectl(kubeconfig, "-n", "shop", "label", "configmap", "settings", "tier=backend")
-        kubectl(kubeconfig, "-n", "shop", "annotate", "configmap", "settings", "owner=team-a")
-        kubectl(kubeconfig, "-n", "shop", "patch", "configmap", "settings", "--type=merge",
+        kubectl("apply", "-f", "-", stdin=MANIFEST)
+        kubectl("-n", "shop", "label", "configmap", "settings", "tier=backend")
+        kubectl("-n", "shop", "annotate", "configmap", "settings", "owner=team-a")
+        kubectl("-n", "shop", "patch", "configmap", "settings", "--type=merge",
                 "-p", '{"data":{"mode":"slow"}}')
-        kubectl(kubeconfig, "-n", "shop", "create", "configmap", "extra", "--from-literal=a=1")
-        kubectl(kubeconfig, "-n", "shop", "scale", "deployment", "web", "--replicas=3")
-        kubectl(kubeconfig, "-n", "shop", "delete", "configmap", "extra")
+        kubectl("-n", "shop", "create", "configmap", "extra", "--from-literal=a=1")
+        kubectl("-n", "shop", "scale", "deployment", "web", "--replicas=3")
+        kubectl("-n", "shop", "delete", "configmap", "extra")
 
         def kubectl_state(resource: str) -> dict[str, str]:
-            return keyed(json.loads(kubectl(kubeconfig, "get", resource, "-A",
-                                            "-o", "json"))["items"])
+            return keyed(json.loads(kubectl("get", resource, "-A",
+                                            "-o", "json").stdout)["items"])
 
         def cache(informer: Any) -> dict[str, str]:
             return keyed(informer.get_indexer().list())

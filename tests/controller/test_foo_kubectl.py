@@ -5,7 +5,6 @@ applies the CRD and a Foo, sees the Deployment, scales it and deletes it by hand
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import threading
 import time
@@ -16,8 +15,9 @@ from typing import Any
 import pytest
 
 from kubenb.controller.samples.foo import main
+from tests.helpers import needs_kubectl
 
-pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not found")
+pytestmark = needs_kubectl
 
 
 class Kubectl:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -11,12 +10,11 @@ from collections.abc import Iterator
 import pytest
 
 from kubenb.server import EmbeddedServer
+from tests.helpers import Kubectl, needs_kubectl
 
 kubernetes = pytest.importorskip("kubernetes")
 from kubernetes import client, config, watch  # noqa: E402
 from kubernetes.client.rest import ApiException  # noqa: E402
-
-needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not found")
 
 
 @pytest.fixture
@@ -87,8 +85,7 @@ def test_watch_410_surfaces_as_the_client_expects(core: client.CoreV1Api,
 
 def kubectl(server: EmbeddedServer, *args: str, stdin: str | None = None
             ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["kubectl", "--kubeconfig", server.kubeconfig_path, *args],
-                          capture_output=True, text=True, input=stdin, timeout=30)
+    return Kubectl(server.kubeconfig_path)(*args, stdin=stdin, ok=False)
 
 
 MANIFEST = """\

@@ -5,7 +5,6 @@ with the real kube-apiserver's answers in fixtures/realapi/writes/*dryrun*.json.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +16,7 @@ from kubenb.client.config import load_config
 from kubenb.client.dynamic import DynamicClient
 from kubenb.client.rest import RESTClient
 from kubenb.server import EmbeddedServer
+from tests.helpers import needs_kubectl
 from tests.server.conftest import Api, fixture_body, realapi
 
 DRY = {"dryRun": "All"}
@@ -25,7 +25,6 @@ DEPLOYS = "/apis/apps/v1/namespaces/default/deployments"
 SMP = "application/strategic-merge-patch+json"
 APPLY = "application/apply-patch+yaml"
 
-needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not found")
 
 
 def deployment(name: str = "web") -> dict[str, Any]:

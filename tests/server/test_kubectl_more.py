@@ -5,17 +5,15 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from kubenb.server import EmbeddedServer
-from tests.helpers import wait_until
+from tests.helpers import Kubectl, needs_kubectl, wait_until
 from tests.server.conftest import Api
 
-pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not found")
+pytestmark = needs_kubectl
 
 MANIFEST = """\
 apiVersion: v1
@@ -78,29 +76,9 @@ spec: {size: 3, color: red}
 """
 
 
-class Kubectl:
-    """kubectl bound to one server, with its own discovery cache (ports get reused)."""
-
-    def __init__(self, server: EmbeddedServer, cache: Path) -> None:
-        self.base = ["kubectl", "--kubeconfig", server.kubeconfig_path,
-                     "--cache-dir", str(cache)]
-
-    def __call__(self, *args: str, stdin: str | None = None, ok: bool = True
-                 ) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([*self.base, *args], capture_output=True, text=True,
-                              input=stdin, timeout=30)
-        if ok:
-            assert done.returncode == 0, done.stderr
-        return done
-
-    def popen(self, *args: str) -> subprocess.Popen[str]:
-        return subprocess.Popen([*self.base, *args], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-
-
 @pytest.fixture
 def kubectl(server: EmbeddedServer, tmp_path: Path) -> Kubectl:
-    return Kubectl(server, tmp_path / "kube-cache")
+    return Kubectl(server.kubeconfig_path, tmp_path / "kube-cache")
 
 
 def rows(text: str) -> list[list[str]]:
