@@ -50,6 +50,8 @@ log = logging.getLogger(__name__)
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 DEFAULT_PAGE_SIZE = 500
 _VERY_SHORT_WATCH = 1.0
+_EVENT_COUNTERS = {kind: f"events_{kind.lower()}"
+                   for kind in ("ADDED", "MODIFIED", "DELETED", "BOOKMARK")}
 _STOP_POLL = 0.05  # real seconds between checks of a caller's stop Event
 
 
@@ -364,8 +366,9 @@ class Reflector:
             self.store.delete(obj)
         elif kind != "BOOKMARK":  # pragma: no cover - the decoder rejects other types
             raise WatchDecodeError(f"got invalid watch event type: {kind}")
-        self._count(f"events_{kind.lower()}")
-        self._set_last_sync_rv(rv)
+        with self._lock:  # one lock round per event: the counter and the RV together
+            self._counts[_EVENT_COUNTERS[kind]] += 1
+            self._last_sync_rv = rv
         # Every event, not only bookmarks, is reported to a ResourceVersionUpdater (G58).
         updater = getattr(self.store, "update_resource_version", None)
         if updater is not None:
