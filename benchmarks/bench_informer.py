@@ -223,6 +223,26 @@ def watch_results(events: int, rounds: int) -> list[Result]:
                 count = sum(1 for line in resp.iter_lines() if line and json.loads(line))
                 assert count == events
 
+            def kubenb_plain_watch() -> None:
+                kept: dict[str, object] = {}  # keep objects, as any cache does
+                with dynamic.resource("v1", "pods").namespace("default").watch(
+                        resource_version="1") as events_:
+                    for count, event in enumerate(events_, 1):
+                        kept[event.object["metadata"]["name"]] = event.object
+                        if count == events:
+                            break
+                assert len(kept) > 0
+
+            def raw_watch_kept() -> None:
+                kept: dict[str, object] = {}
+                resp = session.get(url + "/api/v1/namespaces/default/pods",
+                                   params={"watch": "true"}, stream=True)
+                for line in resp.iter_lines():
+                    if line:
+                        obj = json.loads(line)["object"]
+                        kept[obj["metadata"]["name"]] = obj
+                assert len(kept) > 0
+
             def official_watch() -> None:
                 count = 0
                 for _ in watch.Watch().stream(api.list_namespaced_pod, namespace="default",
@@ -244,6 +264,9 @@ def watch_results(events: int, rounds: int) -> list[Result]:
                         official_watch, max(1, rounds - 1), target_ratio=1.0),
                 compare(label + " (cache_gc_policy)", events, kubenb_watch_tuned,
                         "iter_lines+json.loads", raw_watch, rounds, target_ratio=0.7),
+                compare(f"Watch iterator, {events} events kept in a dict", events,
+                        kubenb_plain_watch, "iter_lines+json.loads, kept", raw_watch_kept,
+                        rounds, target_ratio=1.0),
             ]
             session.close()
             dynamic.rest.close()

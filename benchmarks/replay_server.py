@@ -5,11 +5,16 @@ with the file's bytes (chunked, 64 KiB at a time, then the end of the stream), a
 every other GET with an empty PodList at resourceVersion 1. Every client under test
 reads the very same bytes, as fast as it can decode them: the measure is the
 client's decoding and delivery, not the server's.
+
+With `REPLAY_CHUNKS=per-event` in the environment each line goes out as its own
+HTTP chunk instead, the framing a real kube-apiserver uses (it flushes every event):
+more, smaller reads for every client.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -37,10 +42,14 @@ def main(path: str) -> None:
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             try:
-                view = memoryview(body)
-                for start in range(0, len(body), 65536):
-                    chunk = view[start:start + 65536]
-                    self.wfile.write(b"%x\r\n" % len(chunk) + bytes(chunk) + b"\r\n")
+                if os.environ.get("REPLAY_CHUNKS") == "per-event":
+                    for line in body.splitlines(keepends=True):
+                        self.wfile.write(b"%x\r\n" % len(line) + line + b"\r\n")
+                else:
+                    view = memoryview(body)
+                    for start in range(0, len(body), 65536):
+                        chunk = view[start:start + 65536]
+                        self.wfile.write(b"%x\r\n" % len(chunk) + bytes(chunk) + b"\r\n")
                 self.wfile.write(b"0\r\n\r\n")
             except OSError:
                 pass
