@@ -25,7 +25,6 @@ from typing import Any, NamedTuple, Protocol
 from kubenb.cache.keys import DeletedFinalStateUnknown, KeyFunc, meta_namespace_key_func
 from kubenb.cache.queue_base import QueueBase
 from kubenb.errors import (
-    FIFOClosedError,
     KeyFuncError,
     KubenbError,
     RequeueError,
@@ -380,20 +379,9 @@ class DeltaFIFO(QueueBase):
         None). Any other exception propagates; the item is consumed either way.
         Raises `FIFOClosedError` once the queue is closed and empty."""
         with self._lock:
-            queue = self._queue
-            while not queue:
-                if self._closed:
-                    raise FIFOClosedError()
-                self._waiters += 1
-                try:
-                    self._cond.wait()
-                finally:
-                    self._waiters -= 1
-            count = self._initial_population_count
-            is_in_initial_list = count != 0 or not self._populated
-            key = queue.popleft()
-            if count > 0:
-                self._initial_population_count = count - 1
+            self._wait_for_item_locked(self._queue)
+            is_in_initial_list = self._count_pop_locked()
+            key = self._queue.popleft()
             deltas = self._items.pop(key)  # _items and _queue always move together
             try:
                 process(deltas, is_in_initial_list)

@@ -19,7 +19,7 @@ from typing import Any
 
 from kubenb.cache.keys import KeyFunc, meta_namespace_key_func
 from kubenb.cache.queue_base import QueueBase
-from kubenb.errors import FIFOClosedError, KeyFuncError, RequeueError
+from kubenb.errors import KeyFuncError, RequeueError
 
 __all__ = ["FIFO", "FIFOPopProcessFunc"]
 
@@ -129,18 +129,9 @@ class FIFO(QueueBase):
         the queue is closed and empty."""
         with self._lock:
             while True:
-                while not self._queue:
-                    if self._closed:
-                        raise FIFOClosedError()
-                    self._waiters += 1
-                    try:
-                        self._cond.wait()
-                    finally:
-                        self._waiters -= 1
-                is_in_initial_list = not (self._populated and self._initial_population_count == 0)
+                self._wait_for_item_locked(self._queue)
+                is_in_initial_list = self._count_pop_locked()
                 key = self._queue.popleft()
-                if self._initial_population_count > 0:
-                    self._initial_population_count -= 1
                 obj = self._items.pop(key, _MISSING)
                 if obj is _MISSING:
                     continue  # deleted after it was queued

@@ -9,6 +9,9 @@ out). Keeping it in one place keeps the three from drifting apart.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sized
+
+from kubenb.errors import FIFOClosedError
 
 
 class QueueBase:
@@ -27,6 +30,27 @@ class QueueBase:
         `replace` queued has been popped."""
         with self._lock:
             return self._populated and self._initial_population_count == 0
+
+    def _wait_for_item_locked(self, items: Sized) -> None:
+        """With the lock held: block until `items` is non-empty; `FIFOClosedError`
+        once the queue is closed and empty. Counts the waiter, so writers notify
+        only when someone waits."""
+        while not items:
+            if self._closed:
+                raise FIFOClosedError()
+            self._waiters += 1
+            try:
+                self._cond.wait()
+            finally:
+                self._waiters -= 1
+
+    def _count_pop_locked(self) -> bool:
+        """With the lock held: account for one pop; True while the popped item still
+        belongs to the first `replace` (the `is_in_initial_list` of handlers)."""
+        count = self._initial_population_count
+        if count > 0:
+            self._initial_population_count = count - 1
+        return count != 0 or not self._populated
 
     def close(self) -> None:
         """Close the queue and wake every blocked `pop`. Queued items are still handed

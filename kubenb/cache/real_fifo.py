@@ -32,7 +32,7 @@ from kubenb.cache.delta_fifo import (
 from kubenb.cache.keys import DeletedFinalStateUnknown, KeyFunc, meta_namespace_key_func
 from kubenb.cache.queue_base import QueueBase
 from kubenb.clock import Clock
-from kubenb.errors import FIFOClosedError, KubenbError
+from kubenb.errors import KubenbError
 
 __all__ = ["RealFIFO"]
 
@@ -217,20 +217,9 @@ class RealFIFO(QueueBase):
         event is consumed either way (1.33 has no requeue). Raises `FIFOClosedError`
         once the queue is closed and empty."""
         with self._lock:
-            items = self._items
-            while not items:
-                if self._closed:
-                    raise FIFOClosedError()
-                self._waiters += 1
-                try:
-                    self._cond.wait()
-                finally:
-                    self._waiters -= 1
-            count = self._initial_population_count
-            is_in_initial_list = count != 0 or not self._populated
-            _, delta = items.popleft()
-            if count > 0:
-                self._initial_population_count = count - 1
+            self._wait_for_item_locked(self._items)
+            is_in_initial_list = self._count_pop_locked()
+            _, delta = self._items.popleft()
             deltas = Deltas((delta,))
             process(deltas, is_in_initial_list)
             return deltas
