@@ -9,50 +9,7 @@ server does not have, so that Deployments get Pods and a status.
 
 from __future__ import annotations
 
-from kubenb.controller.samples.foo import (
-    CONTROLLER_AGENT_NAME,
-    ERR_RESOURCE_EXISTS,
-    EXAMPLE_FOO,
-    FOO_CRD,
-    GROUP,
-    GROUP_VERSION,
-    MESSAGE_RESOURCE_SYNCED,
-    SUCCESS_SYNCED,
-    VERSION,
-    DeploymentSimulator,
-    FooController,
-    ResourceExistsError,
-    foo_rate_limiter,
-    install_foo_crd,
-    is_controlled_by,
-    message_resource_exists,
-    new_controller_ref,
-    new_deployment,
-    new_foo,
-    new_foo_controller,
-    write_manifests,
-)
+from kubenb.controller.samples import foo
+from kubenb.controller.samples.foo import *  # noqa: F403 - the sample's public names
 
-__all__ = [
-    "CONTROLLER_AGENT_NAME",
-    "ERR_RESOURCE_EXISTS",
-    "EXAMPLE_FOO",
-    "FOO_CRD",
-    "GROUP",
-    "GROUP_VERSION",
-    "MESSAGE_RESOURCE_SYNCED",
-    "SUCCESS_SYNCED",
-    "VERSION",
-    "DeploymentSimulator",
-    "FooController",
-    "ResourceExistsError",
-    "foo_rate_limiter",
-    "install_foo_crd",
-    "is_controlled_by",
-    "message_resource_exists",
-    "new_controller_ref",
-    "new_deployment",
-    "new_foo",
-    "new_foo_controller",
-    "write_manifests",
-]
+__all__ = list(foo.__all__)
