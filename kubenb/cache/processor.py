@@ -197,6 +197,8 @@ class ProcessorListener:
         self._thread: threading.Thread | None = None
         self._counts = {"adds": 0, "updates": 0, "deletes": 0, "handler_errors": 0}
         self.last_error: BaseException | None = None
+        # Called after each delivery (the informer's Pacer); set before start.
+        self.on_progress: Callable[[], None] | None = None
 
         self._resync_lock = threading.Lock()
         self.requested_resync_period = float(requested_resync_period)
@@ -232,6 +234,13 @@ class ProcessorListener:
                 notification = pending.popleft()
                 self._busy = True
             self._deliver(notification)
+            del notification  # free the replaced object now, not after the next wait
+            if self.on_progress is not None:
+                self.on_progress()
+
+    def backlog(self) -> int:
+        """Notifications queued and not yet handed to the handler."""
+        return len(self._pending)
 
     def _deliver(self, notification: Notification) -> None:
         handler = self.handler
@@ -394,14 +403,19 @@ class SharedProcessor:
         self._lock = threading.RLock()
         # listener -> currently syncing; insertion-ordered, so delivery order is stable.
         self._listeners: dict[ProcessorListener, bool] = {}
+        self._snapshot: tuple[ProcessorListener, ...] = ()  # read without the lock
         self._started = False
+        #: Given to every listener as its `on_progress` (the informer's Pacer).
+        self.on_progress: Callable[[], None] | None = None
 
     def add_listener(self, listener: ProcessorListener) -> ProcessorListener:
         """Register a listener, starting it if the processor is running."""
         with self._lock:
+            listener.on_progress = self.on_progress
             if self._started:
                 listener.start()
             self._listeners[listener] = True
+            self._snapshot = tuple(self._listeners)
         return listener
 
     def remove_listener(self, listener: Any, timeout: float | None = None) -> None:
@@ -411,6 +425,7 @@ class SharedProcessor:
             if listener not in self._listeners:
                 return
             del self._listeners[listener]
+            self._snapshot = tuple(self._listeners)
             listener.stop()
         listener.join(timeout)
 
@@ -443,6 +458,7 @@ class SharedProcessor:
             for listener in listeners:
                 listener.stop()
             self._listeners = {}
+            self._snapshot = ()
             self._started = False
         all_joined = True
         for listener in listeners:
@@ -488,6 +504,10 @@ class SharedProcessor:
         """Whether `listener` is currently marked to receive sync notifications."""
         with self._lock:
             return self._listeners.get(listener, False)
+
+    def backlogs(self) -> list[tuple[ProcessorListener, int]]:
+        """Each listener with its queued notifications; lock-free, for the Pacer."""
+        return [(listener, listener.backlog()) for listener in self._snapshot]
 
     def listeners(self) -> list[ProcessorListener]:
         """The registered listeners, in registration order."""

@@ -91,7 +91,8 @@ class Reflector:
                  max_internal_error_retry_duration: float = 0.0,
                  use_watch_list: bool = False, backoff: ExponentialBackoff | None = None,
                  on_list_page: Callable[[PageInfo], None] | None = None,
-                 rand: random.Random | None = None) -> None:
+                 rand: random.Random | None = None,
+                 pace: Callable[[], None] | None = None) -> None:
         self.list_watcher = list_watcher
         self.store = store
         self.resync_period = resync_period
@@ -109,6 +110,7 @@ class Reflector:
         self.retry_internal = RetryWithDeadline(max_internal_error_retry_duration,
                                                 clock=self.clock)
         self.on_list_page = on_list_page
+        self.pace = pace  # called after each watch event (the informer's Pacer)
         self._random = rand or random.Random()
         self._lock = threading.Lock()
         self._last_sync_rv = ""
@@ -337,11 +339,14 @@ class Reflector:
         if cancel.is_set():
             return
         events = 0
+        pace = self.pace
         for event in watch:
             if stop.is_set():
                 raise _StopRequested
             if self._apply_event(event.type, event.object):
                 events += 1
+                if pace is not None:
+                    pace()
         if stop.is_set():
             raise _StopRequested
         if cancel.is_set():

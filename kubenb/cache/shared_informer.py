@@ -22,6 +22,7 @@ from kubenb.cache.controller import Controller, new_queue, process_deltas
 from kubenb.cache.delta_fifo import Delta
 from kubenb.cache.keys import deletion_handling_meta_namespace_key_func
 from kubenb.cache.listwatch import ListerWatcher
+from kubenb.cache.pacing import DEFAULT_PACE_LIMIT, Pacer
 from kubenb.cache.processor import (
     AddNotification,
     DeleteNotification,
@@ -54,7 +55,8 @@ class SharedIndexInformer:
                  default_event_handler_resync_period: float = 0.0,
                  indexers: dict[str, Any] | None = None, *, queue: str = "DeltaFIFO",
                  transform: Callable[[Any], Any] | None = None, name: str = "",
-                 clock: Clock | None = None, **reflector_options: Any) -> None:
+                 clock: Clock | None = None, pace_limit: int = DEFAULT_PACE_LIMIT,
+                 **reflector_options: Any) -> None:
         if queue not in ("DeltaFIFO", "RealFIFO"):
             raise ValueError(f'queue must be "DeltaFIFO" or "RealFIFO", not {queue!r}')
         self.list_watcher = list_watcher
@@ -65,6 +67,12 @@ class SharedIndexInformer:
         self.indexer: Indexer = new_indexer(deletion_handling_meta_namespace_key_func,
                                             indexers or {})
         self.processor = SharedProcessor(self.clock)
+        # How far the Reflector may run ahead of the queue and the listeners that keep
+        # up (kubenb.cache.pacing explains why); 0 turns pacing off.
+        self.pacer: Pacer | None = Pacer(self._pacing_stages, pace_limit) \
+            if pace_limit > 0 else None
+        if self.pacer is not None:
+            self.processor.on_progress = self.pacer.progress
         self.default_event_handler_resync_period = default_event_handler_resync_period
         self.resync_check_period = default_event_handler_resync_period
         self.reflector_options = reflector_options
@@ -167,6 +175,16 @@ class SharedIndexInformer:
         """The Controller's process function: store first, then notify (H73, I81)."""
         with self._block_deltas:
             process_deltas(self, self.indexer, deltas, is_in_initial_list)
+        if self.pacer is not None:
+            self.pacer.progress()
+
+    def _pacing_stages(self) -> list[tuple[Any, int]]:
+        """The queue and every listener, with what each holds (for the Pacer)."""
+        stages = self.processor.backlogs()
+        controller = self._controller
+        if controller is not None:
+            stages.append((controller.queue, len(controller.queue)))
+        return stages
 
     def on_add(self, obj: Any, is_in_initial_list: bool) -> None:
         self.processor.distribute(AddNotification(obj, is_in_initial_list), False)
@@ -196,6 +214,8 @@ class SharedIndexInformer:
                 options.setdefault("expected_type", self.expected_type)
             if self._watch_error_handler is not None:
                 options.setdefault("watch_error_handler", self._watch_error_handler)
+            if self.pacer is not None:
+                options.setdefault("pace", self.pacer.pace)
             self._controller = Controller(
                 queue, self.list_watcher, self.handle_deltas,
                 full_resync_period=self.resync_check_period,
@@ -280,5 +300,6 @@ class SharedIndexInformer:
             "process_errors": controller.process_errors if controller is not None else 0,
             "objects": len(self.indexer.list_keys()),
             "handler_errors": self.handler_errors,
+            "pacing": self.pacer.stats() if self.pacer is not None else {},
             "listeners": self.processor.stats(),
         }
