@@ -8,7 +8,9 @@ Same run, interleaved, best of rounds, each against two baselines:
   until its first list is in its cache;
 - a stream of E MODIFIED pod events (replayed byte for byte by a separate process):
   kubenb informer events handed to a handler per second, vs `requests` `iter_lines`
-  + `json.loads`, and vs the official `watch.Watch().stream` (typed);
+  + `json.loads`, and vs the official `watch.Watch().stream` (typed); the same
+  informer with `cache_gc_policy()` and with pacing off (`pace_limit=0`) shows what
+  each is worth;
 - memory per cached object (tracemalloc, retained after sync) vs the plain decoded
   dicts of the same list, and vs the official informer's typed cache.
 """
@@ -59,9 +61,10 @@ def _stop_official(informer: object) -> None:
         informer._watch.stop()  # type: ignore[attr-defined]
 
 
-def _kubenb_informer(dynamic: DynamicClient, handler: object = None) -> SharedIndexInformer:
+def _kubenb_informer(dynamic: DynamicClient, handler: object = None,
+                     **options: object) -> SharedIndexInformer:
     informer = SharedIndexInformer(ListWatch.from_client(
-        dynamic.resource("v1", "pods"), namespace="default"))
+        dynamic.resource("v1", "pods"), namespace="default"), **options)
     if handler is not None:
         informer.add_event_handler(handler)
     return informer
@@ -204,7 +207,7 @@ def watch_results(events: int, rounds: int) -> list[Result]:
             configuration.host = url
             api = kubernetes.client.CoreV1Api(kubernetes.client.ApiClient(configuration))
 
-            def kubenb_watch() -> None:
+            def kubenb_watch(**options: object) -> None:
                 seen = [0]
                 done = threading.Event()
 
@@ -214,7 +217,7 @@ def watch_results(events: int, rounds: int) -> list[Result]:
                         done.set()
 
                 informer = _kubenb_informer(dynamic, ResourceEventHandlerFuncs(
-                    on_add=lambda obj: None, on_update=on_update)).start()
+                    on_add=lambda obj: None, on_update=on_update), **options).start()
                 assert done.wait(600)
                 informer.stop()
 
@@ -257,6 +260,9 @@ def watch_results(events: int, rounds: int) -> list[Result]:
                 with cache_gc_policy():
                     kubenb_watch()
 
+            def kubenb_watch_unpaced() -> None:
+                kubenb_watch(pace_limit=0)
+
             label = f"watch {events} events to a handler"
             results = [
                 compare(label, events, kubenb_watch, "iter_lines+json.loads", raw_watch,
@@ -265,6 +271,9 @@ def watch_results(events: int, rounds: int) -> list[Result]:
                         official_watch, max(1, rounds - 1), target_ratio=1.0),
                 compare(label + " (cache_gc_policy)", events, kubenb_watch_tuned,
                         "iter_lines+json.loads", raw_watch, rounds, target_ratio=0.7),
+                # What pacing (kubenb.cache.pacing) is worth: the same informer without it.
+                compare(label + " (pace_limit=0)", events, kubenb_watch_unpaced,
+                        "iter_lines+json.loads", raw_watch, rounds),
                 compare(f"Watch iterator, {events} events kept in a dict", events,
                         kubenb_plain_watch, "iter_lines+json.loads, kept", raw_watch_kept,
                         rounds, target_ratio=1.0),
