@@ -15,6 +15,8 @@ What it never does: hold the cache back for a slow handler. A stage that does no
 catch up within `patience` seconds is marked slow and ignored until it has drained
 completely, so a sleeping handler costs the Reflector one `patience` per backlog,
 not one per event. Pacing is off while the collector is disabled (nothing to save).
+`patience` is in real seconds, not on the informer's clock: it bounds how long one
+thread waits for another, which a FakeClock (never moving on its own) must not stall.
 Not in client-go, whose queues are unbounded and whose runtime has no such collector.
 """
 
