@@ -129,3 +129,38 @@ def test_pace_limit_zero_turns_pacing_off() -> None:
     with started(informer):
         assert informer.pacer is None and informer.stats()["pacing"] == {}
         assert informer.get_controller().reflector.pace is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_no_wake_up_is_lost_between_a_consuming_stage_and_the_reflector(seed: int) -> None:
+    """A producer paces 5k times against a consumer that takes items as they come;
+    with a patience of a minute, a lost wake-up would hang (pytest-timeout ends it),
+    and a pace that returns must leave the backlog within its bound."""
+    import random
+
+    rng = random.Random(seed)
+    stages = Stages(queue=0, listener=0)
+    pacer = Pacer(stages, limit=8, patience=60.0)
+    items = threading.Semaphore(0)
+    produced = 5_000
+
+    def consumer() -> None:
+        for _ in range(produced):
+            items.acquire()
+            name = "queue" if stages.backlogs["queue"] else "listener"
+            stages.backlogs[name] -= 1
+            pacer.progress()
+
+    thread = threading.Thread(target=consumer)
+    with collector(True):
+        thread.start()
+        for _ in range(produced):
+            stages.backlogs[rng.choice(("queue", "listener"))] += 1
+            items.release()
+            waits = pacer.waits
+            pacer.pace()
+            # Only the consumer ran meanwhile, and it only lowers backlogs.
+            assert pacer.backlog() <= (pacer.limit // 2 if pacer.waits > waits else pacer.limit)
+        thread.join(30)
+    assert not thread.is_alive() and pacer.timeouts == 0
+    assert pacer.waits > 0 and stages.backlogs == {"queue": 0, "listener": 0}
