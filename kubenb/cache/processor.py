@@ -238,10 +238,6 @@ class ProcessorListener:
             if self.on_progress is not None:
                 self.on_progress()
 
-    def backlog(self) -> int:
-        """Notifications queued and not yet handed to the handler."""
-        return len(self._pending)
-
     def _deliver(self, notification: Notification) -> None:
         handler = self.handler
         cls = notification.__class__
@@ -507,7 +503,7 @@ class SharedProcessor:
 
     def backlogs(self) -> list[tuple[ProcessorListener, int]]:
         """Each listener with its queued notifications; lock-free, for the Pacer."""
-        return [(listener, listener.backlog()) for listener in self._snapshot]
+        return [(listener, listener.pending()) for listener in self._snapshot]
 
     def listeners(self) -> list[ProcessorListener]:
         """The registered listeners, in registration order."""
