@@ -161,7 +161,7 @@ class Controller:
                 return None
             return self._last_step
 
-    def _gated(self, process: Callable[[Any, bool], None]) -> bool:
+    def _gated(self, apply: Callable[[Any, bool], None]) -> bool:
         """One turn of the paused loop; False once the queue is closed."""
         with self._gate:
             while self._paused and not self._step_grants:
@@ -175,16 +175,15 @@ class Controller:
         if not self._paused:
             return True
         try:
-            deltas = self.queue.pop(process)
+            deltas = self.queue.pop(apply)
         except FIFOClosedError:
             return False
         except Exception:
             with self._gate:  # the step happened, and failed: step() must not hang
                 self._finish_step(None)
             raise
+        self.deltas_popped += 1
         with self._gate:
-            if self._held is not None:  # process() held it: nothing applied yet
-                return True
             self._finish_step(deltas)
         return True
 
@@ -213,18 +212,26 @@ class Controller:
 
         def process(deltas: Any, is_in_initial_list: bool) -> None:
             popped[:] = [deltas]
-            if self._paused and not self._step_grants:
-                with self._gate:  # paused while blocked in pop: hold it, apply nothing
-                    if self._paused and not self._step_grants:
+            if self._paused:
+                # Paused while blocked in pop: hold it, apply nothing. Even with a step
+                # granted: that step is counted on the gated path, which applies the
+                # held item first; applying it here would go uncounted and the step
+                # would take the next item.
+                with self._gate:
+                    if self._paused:
                         self._held = (deltas, is_in_initial_list)
                         return
+            self.process(deltas, is_in_initial_list)
+
+        def apply_step(deltas: Any, is_in_initial_list: bool) -> None:
+            popped[:] = [deltas]
             self.process(deltas, is_in_initial_list)
 
         while True:
             popped.clear()  # never blame (or retry) the previous item
             if self._paused or self._held is not None:
                 try:
-                    if not self._gated(process):
+                    if not self._gated(apply_step):
                         return
                 except Exception as err:
                     self.process_errors += 1
@@ -233,7 +240,8 @@ class Controller:
                 continue
             try:
                 self.queue.pop(process)
-                self.deltas_popped += 1
+                if self._held is None:  # a held item is counted when a step applies it
+                    self.deltas_popped += 1
             except FIFOClosedError:
                 return
             except Exception as err:  # one bad item must not stop the loop
