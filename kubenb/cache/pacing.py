@@ -17,13 +17,25 @@ completely, so a sleeping handler costs the Reflector one `patience` per backlog
 not one per event. Pacing is off while the collector is disabled (nothing to save).
 `patience` is in real seconds, not on the informer's clock: it bounds how long one
 thread waits for another, which a FakeClock (never moving on its own) must not stall.
-Not in client-go, whose queues are unbounded and whose runtime has no such collector.
+
+Where objects die: a listener hands each delivered notification back through
+`progress(done)`, and the Reflector drops them in `pace()`, just before it decodes the
+next event. Freed on the listener's thread (the other core, usually), the replaced
+object's memory was then reused by the Reflector's next decode on its own core, and
+every block crossed between the two caches: about 12 µs an event on the listener,
+against about 5 µs to free it on the Reflector's thread. At most `4 * limit` items wait
+there; more (a slow handler's backlog going out while the watch is quiet) are freed
+where they were delivered.
+
+Not in client-go, whose queues are unbounded and whose runtime has no such collector
+(and whose allocator does not care which thread frees).
 """
 
 from __future__ import annotations
 
 import gc
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -57,6 +69,9 @@ class Pacer:
         self._slow: set[Any] = set()
         self.waits = 0
         self.timeouts = 0
+        # Delivered items for the Reflector to free (see the module docstring).
+        self._done: deque[Any] = deque()
+        self._done_limit = 4 * limit
 
     def __repr__(self) -> str:
         return (f"Pacer(limit={self.limit}, waits={self.waits}, timeouts={self.timeouts}, "
@@ -75,8 +90,12 @@ class Pacer:
         return total
 
     def pace(self) -> None:
-        """Wait until the keeping-up stages hold at most limit/2 items, if they hold
-        more than `limit`; never longer than `patience`."""
+        """Free what the stages handed back; then wait until the keeping-up stages hold
+        at most limit/2 items, if they hold more than `limit`; never longer than
+        `patience`."""
+        done = self._done
+        while done:
+            done.popleft()
         if not gc.isenabled() or self.backlog() <= self.limit:
             return
         with self._cond:
@@ -92,12 +111,16 @@ class Pacer:
                 self._slow.update(stage for stage, held in self._stages()
                                   if held > self._resume_at)
 
-    def progress(self) -> None:
-        """A stage consumed an item: wake the Reflector if it waits and may go on."""
+    def progress(self, done: Any = None) -> None:
+        """A stage consumed an item: wake the Reflector if it waits and may go on.
+        `done`, the item (the caller holding no other reference), is kept for the
+        Reflector to free, while there is room."""
+        if done is not None and len(self._done) < self._done_limit:
+            self._done.append(done)
         if self._waiting and self.backlog() <= self._resume_at:
             with self._cond:
                 self._cond.notify()
 
     def stats(self) -> dict[str, Any]:
         return {"limit": self.limit, "waits": self.waits, "timeouts": self.timeouts,
-                "slow_stages": len(self._slow)}
+                "slow_stages": len(self._slow), "held_for_reflector": len(self._done)}

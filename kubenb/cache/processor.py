@@ -197,8 +197,8 @@ class ProcessorListener:
         self._thread: threading.Thread | None = None
         self._counts = {"adds": 0, "updates": 0, "deletes": 0, "handler_errors": 0}
         self.last_error: BaseException | None = None
-        # Called after each delivery (the informer's Pacer); set before start.
-        self.on_progress: Callable[[], None] | None = None
+        # Called with each delivered notification (the informer's Pacer); set before start.
+        self.on_progress: Callable[[Notification], None] | None = None
 
         self._resync_lock = threading.Lock()
         self.requested_resync_period = float(requested_resync_period)
@@ -234,9 +234,10 @@ class ProcessorListener:
                 notification = pending.popleft()
                 self._busy = True
             self._deliver(notification)
-            del notification  # free the replaced object now, not after the next wait
             if self.on_progress is not None:
-                self.on_progress()
+                # the Pacer keeps it for the Reflector to free (kubenb.cache.pacing)
+                self.on_progress(notification)
+            del notification  # else free the replaced object now, not after the next wait
 
     def _deliver(self, notification: Notification) -> None:
         handler = self.handler
@@ -402,7 +403,7 @@ class SharedProcessor:
         self._snapshot: tuple[ProcessorListener, ...] = ()  # read without the lock
         self._started = False
         #: Given to every listener as its `on_progress` (the informer's Pacer).
-        self.on_progress: Callable[[], None] | None = None
+        self.on_progress: Callable[[Notification], None] | None = None
 
     def add_listener(self, listener: ProcessorListener) -> ProcessorListener:
         """Register a listener, starting it if the processor is running."""

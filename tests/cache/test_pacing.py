@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import gc
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
 
+from kubenb.cache.handlers import ResourceEventHandlerFuncs
 from kubenb.cache.pacing import Pacer
 from kubenb.cache.shared_informer import SharedIndexInformer
 from kubenb.clock import FakeClock
@@ -86,6 +88,50 @@ def test_a_stage_that_does_not_catch_up_is_ignored_until_it_has_drained() -> Non
         stages.backlogs["slow"] = 50
         pacer.pace()
     assert pacer.waits == 2 and pacer.timeouts == 2
+
+
+class Item:
+    """Something a stage hands back once delivered (a plain object: weakref-able)."""
+
+
+def test_delivered_items_are_freed_by_the_next_pace_and_at_most_four_limits_wait() -> None:
+    pacer = Pacer(Stages(), limit=2, patience=60.0)
+    items = [Item() for _ in range(10)]
+    refs = [weakref.ref(item) for item in items]
+    for item in items:
+        pacer.progress(item)
+    del items, item
+    # 4 * limit are kept for the Reflector; the rest died with the stage's reference
+    assert [ref() is not None for ref in refs] == [True] * 8 + [False] * 2
+    assert pacer.stats()["held_for_reflector"] == 8
+    with collector(False):  # freeing happens even while pacing itself is off
+        pacer.pace()
+    assert [ref() for ref in refs] == [None] * 10
+    assert pacer.stats()["held_for_reflector"] == 0
+
+
+def test_replaced_objects_are_freed_on_the_reflector_thread() -> None:
+    freed_on: list[str] = []
+
+    class Tracked(dict):  # type: ignore[type-arg]
+        def __del__(self) -> None:
+            freed_on.append(threading.current_thread().name)
+
+    source = FakeSource()
+    source.add(pod("a", labels={"v": "0"}))
+    informer = SharedIndexInformer(source, None, 0.0, clock=FakeClock(),
+                                   transform=lambda obj: Tracked(obj))
+    updates: list[int] = []  # the handler keeps no object
+    informer.add_event_handler(ResourceEventHandlerFuncs(
+        on_update=lambda old, new: updates.append(1)))
+    with collector(True), started(informer):
+        for version in range(1, 21):
+            source.modify(pod("a", labels={"v": str(version)}))
+        wait_until(lambda: len(updates) == 20, what="20 updates delivered")
+        source.add(pod("b"))  # the next event's pace() frees what was handed back
+        wait_until(lambda: len(freed_on) >= 20, what="versions 0-19 of a to be freed")
+        assert len(freed_on) == 20
+        assert all(name.startswith("kubenb-reflector-") for name in freed_on), freed_on
 
 
 def test_pacing_is_off_while_the_collector_is_disabled() -> None:
