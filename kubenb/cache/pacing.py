@@ -121,6 +121,14 @@ class Pacer:
             with self._cond:
                 self._cond.notify()
 
+    def close(self) -> None:
+        """The informer stopped: free what is held, keep nothing more (a listener still
+        finishing a handler call frees what it delivered itself)."""
+        self._done_limit = 0
+        done = self._done
+        while done:
+            done.popleft()
+
     def stats(self) -> dict[str, Any]:
         return {"limit": self.limit, "waits": self.waits, "timeouts": self.timeouts,
                 "slow_stages": len(self._slow), "held_for_reflector": len(self._done)}

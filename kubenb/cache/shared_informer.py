@@ -227,6 +227,8 @@ class SharedIndexInformer:
             self._controller.run(stop)
         finally:
             self.processor.stop()
+            if self.pacer is not None:
+                self.pacer.close()
             with self._lock:
                 self._stopped = True
 

@@ -132,6 +132,11 @@ def test_replaced_objects_are_freed_on_the_reflector_thread() -> None:
         wait_until(lambda: len(freed_on) >= 20, what="versions 0-19 of a to be freed")
         assert len(freed_on) == 20
         assert all(name.startswith("kubenb-reflector-") for name in freed_on), freed_on
+        source.modify(pod("b", labels={"v": "1"}))
+        wait_until(lambda: len(updates) == 21, what="b's update delivered")
+    # stopped: what listeners handed back since the last event is freed too
+    assert informer.pacer is not None and informer.stats()["pacing"]["held_for_reflector"] == 0
+    assert len(freed_on) == 21
 
 
 def test_pacing_is_off_while_the_collector_is_disabled() -> None:
