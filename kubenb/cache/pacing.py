@@ -20,12 +20,11 @@ thread waits for another, which a FakeClock (never moving on its own) must not s
 
 Where objects die: a listener hands each delivered notification back through
 `progress(done)`, and the Reflector drops them in `pace()`, just before it decodes the
-next event. Freed on the listener's thread (the other core, usually), the replaced
-object's memory was then reused by the Reflector's next decode on its own core, and
-every block crossed between the two caches: about 12 µs an event on the listener,
-against about 5 µs to free it on the Reflector's thread. At most `4 * limit` items wait
-there; more (a slow handler's backlog going out while the watch is quiet) are freed
-where they were delivered.
+next event, so memory is freed on the thread (and usually the core) that allocates it
+next. Measured on 50k pod events: the listener went from ~15 µs to ~3 µs an event, the
+Reflector from ~37 µs to ~43 µs, and the informer ran ~10% faster. At most
+`4 * limit` items wait there; more (a slow handler's backlog going out while the watch
+is quiet) are freed where they were delivered, and `close()` frees them at stop.
 
 Not in client-go, whose queues are unbounded and whose runtime has no such collector
 (and whose allocator does not care which thread frees).
