@@ -18,7 +18,6 @@ turns that into an iterator that:
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import socket
 import threading
@@ -28,6 +27,7 @@ from typing import Any, NamedTuple
 import requests
 from urllib3.exceptions import ProtocolError, ReadTimeoutError
 
+from kubenb.client.decode import decode_json
 from kubenb.errors import ApiError, WatchDecodeError, api_error_from_status
 
 log = logging.getLogger(__name__)
@@ -46,7 +46,7 @@ class WatchEvent(NamedTuple):
 def decode_event(line: bytes | str) -> WatchEvent:
     """Decode one frame; ERROR events raise their `ApiError` (W2, W3)."""
     try:
-        frame = json.loads(line)
+        frame = decode_json(line)
     except ValueError as exc:
         raise WatchDecodeError(
             f"unable to decode an event from the watch stream: {exc} "
