@@ -7,6 +7,8 @@ every step applies exactly the item the queue showed next, and reports that item
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from kubenb.cache.controller import Controller
@@ -31,8 +33,10 @@ class LatePop(DeltaFIFO):
         return super().pop(process)
 
 
-def test_a_step_granted_while_the_loop_sits_in_pop_applies_the_head_and_reports_it() -> None:
-    fifo = LatePop()
+@contextmanager
+def process_loop(fifo: DeltaFIFO) -> Iterator[tuple[Controller, list[str]]]:
+    """A Controller's process loop on its own thread over `fifo`, recording the names
+    it applies; closed, resumed and joined at the end."""
     applied: list[str] = []
     controller = Controller(fifo, FakeSource(),
                             lambda deltas, initial: applied.append(name_of(deltas[-1].object)),
@@ -40,6 +44,19 @@ def test_a_step_granted_while_the_loop_sits_in_pop_applies_the_head_and_reports_
     loop = threading.Thread(target=controller.process_loop, name="test-process-loop")
     loop.start()
     try:
+        yield controller, applied
+    finally:
+        if isinstance(fifo, LatePop):
+            fifo.release.set()
+        fifo.close()
+        controller.resume()
+        loop.join(5)
+    assert not loop.is_alive()
+
+
+def test_a_step_granted_while_the_loop_sits_in_pop_applies_the_head_and_reports_it() -> None:
+    fifo = LatePop()
+    with process_loop(fifo) as (controller, applied):
         assert fifo.entered.wait(5)  # in pop, entered before the pause
         fifo.add(pod("a"))
         fifo.add(pod("b"))
@@ -59,23 +76,11 @@ def test_a_step_granted_while_the_loop_sits_in_pop_applies_the_head_and_reports_
         assert [name_of(d.object) for d in controller.step()] == ["b"]
         assert applied == ["a", "b"] and controller.deltas_popped == 2
         assert controller.step() is None  # nothing queued
-    finally:
-        fifo.release.set()
-        fifo.close()
-        controller.resume()
-        loop.join(5)
-    assert not loop.is_alive()
 
 
 def test_an_item_held_by_the_pause_is_counted_once_and_resume_applies_it_first() -> None:
     fifo = DeltaFIFO()
-    applied: list[str] = []
-    controller = Controller(fifo, FakeSource(),
-                            lambda deltas, initial: applied.append(name_of(deltas[-1].object)),
-                            clock=FakeClock())
-    loop = threading.Thread(target=controller.process_loop, name="test-process-loop")
-    loop.start()
-    try:
+    with process_loop(fifo) as (controller, applied):
         controller.pause()  # the loop is blocked in pop: what it pops next is held
         fifo.add(pod("a"))
         wait_until(lambda: controller.held() is not None, what="a to be held")
@@ -84,8 +89,3 @@ def test_an_item_held_by_the_pause_is_counted_once_and_resume_applies_it_first()
         controller.resume()
         wait_until(lambda: len(applied) == 2, what="both applied after resume")
         assert applied == ["a", "b"] and controller.deltas_popped == 2
-    finally:
-        fifo.close()
-        controller.resume()
-        loop.join(5)
-    assert not loop.is_alive()
