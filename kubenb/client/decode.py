@@ -57,7 +57,7 @@ def decode_json(data: bytes | str) -> Any:
     """What `json.loads(data)` returns (or raises), decoded by msgspec when it can."""
     try:
         return _fast_decode(data)
-    except ValueError:  # msgspec.DecodeError, or bytes that are not UTF-8
+    except (ValueError, RecursionError):  # msgspec.DecodeError, not UTF-8, too deep
         return json.loads(data)
 
 

@@ -33,7 +33,7 @@ def outcome(decode, data: bytes | str) -> tuple[str, object]:
     """('ok', repr of the value) or ('error', type and message)."""
     try:
         return "ok", repr(decode(data))
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         return "error", f"{type(exc).__name__}: {exc}"
 
 
@@ -70,6 +70,7 @@ def test_damaged_documents_fail_or_decode_as_json_loads_does(
     b'{"a": 1, "a": 2}',                            # duplicate keys: the last wins
     b'{"f": 5e-324, "g": 2.2250738585072011e-308, "h": -0.0}',
     b'',
+    b'[' * 999 + b']' * 999,                       # too deep for both
 ])
 def test_where_the_decoders_differ_json_loads_decides(data: bytes) -> None:
     assert outcome(decode_json, data) == outcome(json.loads, data)
