@@ -3,10 +3,11 @@ cyclic garbage collector paused.
 
 `decode_json` decodes with msgspec's JSON decoder, which builds the same plain dicts,
 lists, strings, exact integers of any size and floats, 2.5x faster than `json` (a 4 KiB
-pod: ~9.5 µs against ~25 µs). Decoding is most of an informer's watch time, so this
-is worth a dependency (docs/informers.md). Wherever msgspec refuses a document that
-`json` takes (NaN and Infinity literals, floats beyond the double range, lone
-surrogate escapes, UTF-16 text) or that is not valid at all, `json.loads` decodes it
+pod: ~9.5 µs against ~25 µs). Decoding was the largest cost of an informer's watch
+path, so this is worth a dependency (docs/informers.md). Wherever msgspec refuses a
+document that `json` takes (NaN and Infinity literals, floats beyond the double range,
+lone surrogate escapes, UTF-16 text, a byte order mark) or that is not valid at all
+(or is nested too deep), `json.loads` decodes it
 instead: its result or its error, with its message, is what the caller gets. Never
 orjson: it turns integers beyond 64 bits into floats without an error.
 
