@@ -92,9 +92,7 @@ class Pacer:
         """Free what the stages handed back; then wait until the keeping-up stages hold
         at most limit/2 items, if they hold more than `limit`; never longer than
         `patience`."""
-        done = self._done
-        while done:
-            done.popleft()
+        self._done.clear()
         if not gc.isenabled() or self.backlog() <= self.limit:
             return
         with self._cond:
@@ -124,9 +122,7 @@ class Pacer:
         """The informer stopped: free what is held, keep nothing more (a listener still
         finishing a handler call frees what it delivered itself)."""
         self._done_limit = 0
-        done = self._done
-        while done:
-            done.popleft()
+        self._done.clear()
 
     def stats(self) -> dict[str, Any]:
         return {"limit": self.limit, "waits": self.waits, "timeouts": self.timeouts,

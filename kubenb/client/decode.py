@@ -7,9 +7,9 @@ pod: ~9.5 µs against ~25 µs). Decoding was the largest cost of an informer's w
 path, so this is worth a dependency (docs/informers.md). Wherever msgspec refuses a
 document that `json` takes (NaN and Infinity literals, floats beyond the double range,
 lone surrogate escapes, UTF-16 text, a byte order mark) or that is not valid at all
-(or is nested too deep), `json.loads` decodes it
-instead: its result or its error, with its message, is what the caller gets. Never
-orjson: it turns integers beyond 64 bits into floats without an error.
+(or is nested too deep), `json.loads` decodes it instead: its result or its error,
+with its message, is what the caller gets. Never orjson: it turns integers beyond 64
+bits into floats without an error.
 
 A large decode allocates millions of containers and CPython's cyclic collector runs
 again and again during it, for nothing: fresh JSON has no cycles. Pausing it cuts
