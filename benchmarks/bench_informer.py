@@ -10,7 +10,8 @@ Same run, interleaved, best of rounds, each against two baselines:
   kubenb informer events handed to a handler per second, vs `requests` `iter_lines`
   + `json.loads`, and vs the official `watch.Watch().stream` (typed); the same
   informer with `cache_gc_policy()` and with pacing off (`pace_limit=0`) shows what
-  each is worth;
+  each is worth, and pinned to one CPU (the server to another) what the hand-offs
+  between its threads cost when the kernel wakes them on the other core;
 - memory per cached object (tracemalloc, retained after sync) vs the plain decoded
   dicts of the same list, and vs the official informer's typed cache.
 
@@ -184,17 +185,36 @@ def make_stream(path: Path, events: int, pods: int = 1000) -> None:
 
 
 @contextmanager
-def replay_process(stream: Path) -> Iterator[str]:
+def replay_process(stream: Path) -> Iterator[tuple[str, int]]:
+    """The replay server's URL and process id, while it runs."""
     proc = subprocess.Popen([sys.executable, "-m", "benchmarks.replay_server", str(stream)],
                             stdout=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
-        yield line.rsplit(" ", 1)[-1].strip()
+        yield line.rsplit(" ", 1)[-1].strip(), proc.pid
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(10)
+
+
+def pinned(run: Callable[[], None], server_pid: int) -> Callable[[], None]:
+    """`run` with this thread (and the threads it starts) on one CPU and the server on
+    another, restored afterwards: what the informer's threads cost when the kernel
+    cannot wake them on the other core (docs/informers.md, "Where the watch time goes").
+    """
+    def run_pinned() -> None:
+        mine, theirs = os.sched_getaffinity(0), os.sched_getaffinity(server_pid)
+        cpus = sorted(mine)
+        os.sched_setaffinity(0, {cpus[0]})
+        os.sched_setaffinity(server_pid, {cpus[1]})
+        try:
+            run()
+        finally:
+            os.sched_setaffinity(0, mine)
+            os.sched_setaffinity(server_pid, theirs)
+    return run_pinned
 
 
 def watch_results(events: int, rounds: int) -> list[Result]:
@@ -204,7 +224,7 @@ def watch_results(events: int, rounds: int) -> list[Result]:
     with tempfile.TemporaryDirectory(prefix="kubenb-bench-") as tmp:
         stream = Path(tmp) / "stream.jsonl"
         make_stream(stream, events)
-        with replay_process(stream) as url:
+        with replay_process(stream) as (url, server_pid):
             config = config_from_dict({
                 "clusters": [{"name": "r", "cluster": {"server": url}}],
                 "users": [{"name": "r", "user": {}}],
@@ -293,6 +313,13 @@ def watch_results(events: int, rounds: int) -> list[Result]:
                 # What pacing (kubenb.cache.pacing) is worth: the same informer without it.
                 compare(label + " (pace_limit=0)", events, kubenb_watch_unpaced,
                         "iter_lines+json.loads", raw_watch, rounds),
+            ]
+            if len(os.sched_getaffinity(0)) >= 2:  # no target: a library does not pin
+                results.append(compare(
+                    label + " (pinned: client to one CPU, server to another)", events,
+                    pinned(kubenb_watch, server_pid), "iter_lines+json.loads, pinned",
+                    pinned(raw_watch, server_pid), rounds))
+            results += [
                 compare(f"Watch iterator, {events} events kept in a dict", events,
                         kubenb_plain_watch, "iter_lines+json.loads, kept", raw_watch_kept,
                         rounds, target_ratio=1.0),
