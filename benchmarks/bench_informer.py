@@ -250,18 +250,14 @@ def watch_results(events: int, rounds: int) -> list[Result]:
                 assert done.wait(600)
                 informer.stop()
 
-            def raw_watch() -> None:
+            def raw_watch(decode: Callable[[bytes], object] = json.loads) -> None:
                 resp = session.get(url + "/api/v1/namespaces/default/pods",
                                    params={"watch": "true"}, stream=True)
-                count = sum(1 for line in resp.iter_lines() if line and json.loads(line))
+                count = sum(1 for line in resp.iter_lines() if line and decode(line))
                 assert count == events
 
             def raw_watch_msgspec() -> None:
-                resp = session.get(url + "/api/v1/namespaces/default/pods",
-                                   params={"watch": "true"}, stream=True)
-                decode = msgspec.json.decode
-                count = sum(1 for line in resp.iter_lines() if line and decode(line))
-                assert count == events
+                raw_watch(msgspec.json.decode)
 
             def kubenb_plain_watch() -> None:
                 kept: dict[str, object] = {}  # keep objects, as any cache does
