@@ -90,6 +90,10 @@ class _RequestHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", response.content_type)
         for name, value in response.headers:
             self.send_header(name, value)
+        if self.close_connection:
+            # Say so: a client that is not told pools the socket, and its next request
+            # on it fails (after a 413 that left the body unread, for one).
+            self.send_header("Connection", "close")
         self.send_header("Content-Length", str(len(response.body)))
         self.end_headers()
         if self.command != "HEAD":

@@ -195,6 +195,9 @@ def test_body_over_3mib_is_413_and_server_keeps_serving(api: Api, server: Embedd
     big = {"metadata": {"name": "big"}, "data": {"k": "x" * (3 * 1024 * 1024 + 10)}}
     resp = api.post(CM, big)
     assert_status_like(resp, "errors/request-too-large-413.json")
+    # the body was not read, so the connection is closed, and the client is told: a
+    # pooled socket would fail the next request (it did, now and then)
+    assert resp.headers.get("Connection") == "close"
     assert api.get("/healthz").text == "ok"
 
 
