@@ -10,8 +10,9 @@ Same run, interleaved, best of rounds, each against two baselines:
   kubenb informer events handed to a handler per second, vs `requests` `iter_lines`
   + `json.loads`, and vs the official `watch.Watch().stream` (typed); the same
   informer with `cache_gc_policy()` and with pacing off (`pace_limit=0`) shows what
-  each is worth, and pinned to one CPU (the server to another) what the hand-offs
-  between its threads cost when the kernel wakes them on the other core;
+  each is worth, and pinned to one CPU (the server to another) what it costs that
+  its threads otherwise run on both CPUs; a machine check (benchmarks/vcpu_check.py)
+  shows how much a busy second CPU slows one-thread work on this machine, this run;
 - memory per cached object (tracemalloc, retained after sync) vs the plain decoded
   dicts of the same list, and vs the official informer's typed cache.
 
@@ -38,6 +39,7 @@ from pathlib import Path
 import msgspec
 import requests
 
+from benchmarks import vcpu_check
 from benchmarks.harness import Result, compare
 from benchmarks.server_process import server_process
 from kubenb.cache.handlers import ResourceEventHandlerFuncs
@@ -315,6 +317,8 @@ def watch_results(events: int, rounds: int) -> list[Result]:
                     label + " (pinned: client to one CPU, server to another)", events,
                     pinned(kubenb_watch, server_pid), "iter_lines+json.loads, pinned",
                     pinned(raw_watch, server_pid), rounds))
+                # how much this machine's CPUs slow each other during this run
+                results.append(vcpu_check.result(stream.read_bytes().splitlines(), rounds))
             results += [
                 compare(f"Watch iterator, {events} events kept in a dict", events,
                         kubenb_plain_watch, "iter_lines+json.loads, kept", raw_watch_kept,
