@@ -11,6 +11,13 @@ from typing import Any
 __all__ = ["has_meta", "labels", "name", "namespace", "resource_version", "uid"]
 
 
+def dict_field(obj: dict[str, Any], key: str) -> dict[str, Any]:
+    """`obj[key]` when it is a dict, else a new empty one: reads a field that may be
+    missing or malformed (null, a string) without a check at every step."""
+    value = obj.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def has_meta(obj: Any) -> bool:
     """True when `obj` is a mapping with a `metadata` mapping."""
     return isinstance(obj, dict) and isinstance(obj.get("metadata"), dict)

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from kubenb.meta import dict_field
+
 Obj = dict[str, Any]
 
 NONE = "<none>"
@@ -269,8 +271,8 @@ def _condition_true(conditions: Any, kind: str) -> bool:
 
 
 def _pod_cells(pod: Obj, now: float) -> list[Any]:
-    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
-    status = pod.get("status") if isinstance(pod.get("status"), dict) else {}
+    spec = dict_field(pod, "spec")
+    status = dict_field(pod, "status")
     containers = _dicts(spec.get("containers"))
     init_specs = {_str(c.get("name")): c for c in _dicts(spec.get("initContainers"))}
     total = len(containers) + sum(1 for c in init_specs.values() if _restartable_init(c))
@@ -297,7 +299,7 @@ def _pod_cells(pod: Obj, now: float) -> list[Any]:
         if sidecar:
             sidecar_restarts += _int(cs.get("restartCount"))
             sidecar_last_restart = max(sidecar_last_restart, finished(cs))
-        state = cs.get("state") if isinstance(cs.get("state"), dict) else {}
+        state = dict_field(cs, "state")
         terminated = state.get("terminated") if isinstance(state.get("terminated"), dict) else None
         waiting = state.get("waiting") if isinstance(state.get("waiting"), dict) else None
         if terminated is not None and _int(terminated.get("exitCode")) == 0:
@@ -322,7 +324,7 @@ def _pod_cells(pod: Obj, now: float) -> list[Any]:
         for cs in reversed(_dicts(status.get("containerStatuses"))):
             restarts += _int(cs.get("restartCount"))
             last_restart = max(last_restart, finished(cs))
-            state = cs.get("state") if isinstance(cs.get("state"), dict) else {}
+            state = dict_field(cs, "state")
             waiting = state.get("waiting") if isinstance(state.get("waiting"), dict) else None
             terminated = state.get("terminated") if isinstance(
                 state.get("terminated"), dict) else None
@@ -442,7 +444,7 @@ SERVICEACCOUNT_PRINTER = TablePrinter((
 
 
 def _service_external_ip(svc: Obj) -> str:
-    spec = svc.get("spec") if isinstance(svc.get("spec"), dict) else {}
+    spec = dict_field(svc, "spec")
     external = [str(ip) for ip in spec.get("externalIPs") or []]
     kind = spec.get("type") or "ClusterIP"
     if kind in ("ClusterIP", "NodePort"):
@@ -470,7 +472,7 @@ def _service_ports(svc: Obj) -> str:
 
 
 def _service_cells(svc: Obj, now: float) -> list[Any]:
-    spec = svc.get("spec") if isinstance(svc.get("spec"), dict) else {}
+    spec = dict_field(svc, "spec")
     cluster_ips = spec.get("clusterIPs") or ([spec["clusterIP"]] if spec.get("clusterIP") else [])
     return [_name(svc), _str(spec.get("type")) or "ClusterIP",
             str(cluster_ips[0]) if cluster_ips else NONE, _service_external_ip(svc),
@@ -517,7 +519,7 @@ def _event_cells(event: Obj, now: float) -> list[Any]:
         count = _int(series.get("count"))
     elif count == 0:
         count = 1  # singleton events have no count in the new API
-    involved = event.get("involvedObject") if isinstance(event.get("involvedObject"), dict) else {}
+    involved = dict_field(event, "involvedObject")
     kind = _str(involved.get("kind")).lower()
     target = f"{kind}/{involved['name']}" if involved.get("name") else kind
     return [last, _str(event.get("type")), _str(event.get("reason")), target,
@@ -614,7 +616,7 @@ def _replicas(obj: Obj) -> int:
 
 
 def _deployment_cells(obj: Obj, now: float) -> list[Any]:
-    status = obj.get("status") if isinstance(obj.get("status"), dict) else {}
+    status = dict_field(obj, "status")
     names, images = _containers_and_images(_template_containers(obj))
     return [_name(obj), f"{_int(status.get('readyReplicas'))}/{_replicas(obj)}",
             _int(status.get("updatedReplicas")), _int(status.get("availableReplicas")),
@@ -640,7 +642,7 @@ DEPLOYMENT_PRINTER = TablePrinter((
 
 
 def _replicaset_cells(obj: Obj, now: float) -> list[Any]:
-    status = obj.get("status") if isinstance(obj.get("status"), dict) else {}
+    status = dict_field(obj, "status")
     names, images = _containers_and_images(_template_containers(obj))
     return [_name(obj), _replicas(obj), _int(status.get("replicas")),
             _int(status.get("readyReplicas")), _created(obj, now), names, images,
@@ -680,7 +682,7 @@ STATEFULSET_PRINTER = TablePrinter((
 
 
 def _daemonset_cells(obj: Obj, now: float) -> list[Any]:
-    status = obj.get("status") if isinstance(obj.get("status"), dict) else {}
+    status = dict_field(obj, "status")
     names, images = _containers_and_images(_template_containers(obj))
     return [_name(obj), _int(status.get("desiredNumberScheduled")),
             _int(status.get("currentNumberScheduled")), _int(status.get("numberReady")),

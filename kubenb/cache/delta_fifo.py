@@ -16,6 +16,7 @@ bookkeeping (client-go relies on this to keep `known_objects` in step with the q
 
 from __future__ import annotations
 
+import builtins
 import enum
 import logging
 from collections import deque
@@ -398,7 +399,7 @@ class DeltaFIFO(QueueBase):
         with self._lock:
             return [deltas[-1].object for deltas in self._items.values()]
 
-    def list_keys(self) -> list[str]:
+    def list_keys(self) -> builtins.list[str]:
         """The queued keys, in queue (pop) order."""
         with self._lock:
             return list(self._queue)

@@ -13,6 +13,7 @@ Condition and runs `process` while holding the lock.
 
 from __future__ import annotations
 
+import builtins
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -150,7 +151,7 @@ class FIFO(QueueBase):
         with self._lock:
             return list(self._items.values())
 
-    def list_keys(self) -> list[str]:
+    def list_keys(self) -> builtins.list[str]:
         """The keys of every stored object."""
         with self._lock:
             return list(self._items)

@@ -241,23 +241,21 @@ class ProcessorListener:
 
     def _deliver(self, notification: Notification) -> None:
         handler = self.handler
-        cls = notification.__class__
         initial = False
         try:
-            if cls is UpdateNotification:
+            if type(notification) is UpdateNotification:
                 self._counts["updates"] += 1
                 handler.on_update(notification.old_obj, notification.new_obj)
-            elif cls is AddNotification:
+            elif type(notification) is AddNotification:
                 self._counts["adds"] += 1
                 initial = notification.is_in_initial_list
                 handler.on_add(notification.new_obj, initial)
-            elif cls is DeleteNotification:
+            elif type(notification) is DeleteNotification:
                 self._counts["deletes"] += 1
                 handler.on_delete(notification.old_obj)
             else:
-                _log.error(
-                    "listener %s: unrecognized notification type %s", self.name, cls.__name__
-                )
+                _log.error("listener %s: unrecognized notification type %s", self.name,
+                           type(notification).__name__)
         except Exception as exc:
             self._handler_failed(exc, notification)
         finally:

@@ -15,6 +15,7 @@ listed object. Threading is as in `DeltaFIFO`: one re-entrant lock; `pop` runs
 
 from __future__ import annotations
 
+import builtins
 import logging
 from collections import deque
 from collections.abc import Iterable
@@ -240,7 +241,7 @@ class RealFIFO(QueueBase):
                 newest[key] = delta.object
             return list(newest.values())
 
-    def list_keys(self) -> list[str]:
+    def list_keys(self) -> builtins.list[str]:
         """The distinct queued keys, in first-queued order."""
         with self._lock:
             return list(dict.fromkeys(key for key, _ in self._items))

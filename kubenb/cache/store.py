@@ -11,6 +11,7 @@ leaves the store and its indexes exactly as they were.
 
 from __future__ import annotations
 
+import builtins
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -30,6 +31,10 @@ __all__ = [
 
 Indexers = Mapping[str, IndexFunc]
 TransformFunc = Callable[[Any], Any]
+#: Per index: the values an object has under it.
+_IndexValues = list[tuple[str, list[str]]]
+#: Per index: the values to drop and the values to add for one change.
+_IndexPlan = list[tuple[str, list[str], list[str]]]
 
 # name -> indexed value -> keys holding that value
 _Indices = dict[str, dict[str, set[str]]]
@@ -101,14 +106,14 @@ class ThreadSafeStore:
         with self._lock:
             return list(self._items.values())
 
-    def list_keys(self) -> list[str]:
+    def list_keys(self) -> builtins.list[str]:
         """A snapshot of every key, in no particular order."""
         with self._lock:
             return list(self._items)
 
     # -- indexes ------------------------------------------------------------
 
-    def index(self, index_name: str, obj: Any) -> list[Any]:
+    def index(self, index_name: str, obj: Any) -> builtins.list[Any]:
         """The stored objects sharing any `index_name` value with `obj`."""
         with self._lock:
             index_func = self._indexer(index_name)
@@ -123,18 +128,18 @@ class ThreadSafeStore:
                 keys = merged
             return [self._items[k] for k in keys]
 
-    def index_keys(self, index_name: str, indexed_value: str) -> list[str]:
+    def index_keys(self, index_name: str, indexed_value: str) -> builtins.list[str]:
         """The keys whose `index_name` values include `indexed_value`, sorted."""
         with self._lock:
             self._indexer(index_name)
             return sorted(self._indices[index_name].get(indexed_value, ()))
 
-    def list_index_func_values(self, index_name: str) -> list[str]:
+    def list_index_func_values(self, index_name: str) -> builtins.list[str]:
         """The distinct values currently indexed; [] for an unknown index."""
         with self._lock:
             return list(self._indices.get(index_name, {}))
 
-    def by_index(self, index_name: str, indexed_value: str) -> list[Any]:
+    def by_index(self, index_name: str, indexed_value: str) -> builtins.list[Any]:
         """The stored objects whose `index_name` values include `indexed_value`."""
         with self._lock:
             self._indexer(index_name)
@@ -175,7 +180,7 @@ class ThreadSafeStore:
     @staticmethod
     def _values_for(
         indexers: Mapping[str, IndexFunc], key: str, obj: Any
-    ) -> list[tuple[str, list[str]]]:
+    ) -> _IndexValues:
         out = []
         for name, index_func in indexers.items():
             try:
@@ -187,7 +192,7 @@ class ThreadSafeStore:
 
     def _index_plan(
         self, key: str, old: Any | None, new: Any | None
-    ) -> list[tuple[str, list[str], list[str]]]:
+    ) -> _IndexPlan:
         """Per index: values to drop and values to add, computed before any change."""
         plan = []
         for name, index_func in self._indexers.items():
@@ -205,7 +210,7 @@ class ThreadSafeStore:
                 plan.append((name, list(old_set - new_set), list(new_set - old_set)))
         return plan
 
-    def _apply(self, key: str, plan: list[tuple[str, list[str], list[str]]]) -> None:
+    def _apply(self, key: str, plan: _IndexPlan) -> None:
         for name, drop, add in plan:
             index = self._indices[name]
             for value in drop:
@@ -277,7 +282,7 @@ class Store:
     def list(self) -> list[Any]:
         return self._store.list()
 
-    def list_keys(self) -> list[str]:
+    def list_keys(self) -> builtins.list[str]:
         return self._store.list_keys()
 
     def __len__(self) -> int:

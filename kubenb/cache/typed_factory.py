@@ -175,6 +175,9 @@ class TypedInformer:
     of one resource (in one namespace, or all) and a typed lister over its cache."""
 
     info: ClassVar[ResourceInfo]
+    # made per resource by _make_informer: the shared informer, and a lister over it
+    informer: Callable[[], Any]
+    lister: Callable[[], TypedLister]
     __slots__ = ("factory", "namespace")
 
     def __init__(self, factory: Any, namespace: str | None = None) -> None:

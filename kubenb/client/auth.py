@@ -207,12 +207,12 @@ class ExecAuth:
     def _parse(self, conf: Mapping[str, Any]) -> None:
         if not isinstance(conf, Mapping):
             raise KubeConfigError(f"{self._source}: expected a mapping")
-        self.api_version = self._field_str(conf, "apiVersion", required=True)
+        self.api_version = self._required_str(conf, "apiVersion")
         if self.api_version not in EXEC_API_VERSIONS:
             raise KubeConfigError(
                 f"{self._source}.apiVersion: {self.api_version!r} is not supported; "
                 f"use one of {', '.join(EXEC_API_VERSIONS)}")
-        self.command = self._field_str(conf, "command", required=True)
+        self.command = self._required_str(conf, "command")
         args = conf.get("args") or []
         if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
             raise KubeConfigError(f"{self._source}.args: expected a list of strings")
@@ -229,12 +229,12 @@ class ExecAuth:
             if not isinstance(value, str):
                 raise KubeConfigError(f"{self._source}.env[{i}].value: expected a string")
             self._env.append((name, value))
-        self.install_hint = self._field_str(conf, "installHint") or ""
+        self.install_hint = self._optional_str(conf, "installHint") or ""
         provide = conf.get("provideClusterInfo", False)
         if not isinstance(provide, bool):
             raise KubeConfigError(f"{self._source}.provideClusterInfo: expected true or false")
         self.provide_cluster_info = provide
-        mode = self._field_str(conf, "interactiveMode")
+        mode = self._optional_str(conf, "interactiveMode")
         if not mode:
             if self.api_version.endswith("/v1"):
                 raise KubeConfigError(
@@ -247,11 +247,15 @@ class ExecAuth:
                 f"use one of {', '.join(_INTERACTIVE_MODES)}")
         self.interactive_mode = mode
 
-    def _field_str(self, conf: Mapping[str, Any], key: str, required: bool = False) -> str | None:
+    def _required_str(self, conf: Mapping[str, Any], key: str) -> str:
+        value = self._optional_str(conf, key)
+        if value is None:
+            raise KubeConfigError(f"{self._source}.{key}: must be specified")
+        return value
+
+    def _optional_str(self, conf: Mapping[str, Any], key: str) -> str | None:
         value = conf.get(key)
         if value is None or value == "":
-            if required:
-                raise KubeConfigError(f"{self._source}.{key}: must be specified")
             return None
         if not isinstance(value, str):
             raise KubeConfigError(

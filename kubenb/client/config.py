@@ -498,6 +498,8 @@ def _client_cert(user: _Entry) -> tuple[str | None, str | None]:
             raise KubeConfigError(
                 f"{user.where()}: {file_field}-data and {file_field} are both specified; "
                 f"use one")
+    cert: str | None
+    key: str | None
     if cert_data is not None:
         _check_pem(cert_data, user.where("client-certificate-data"), "certificate")
         cert = write_private_file(cert_data, ".crt")

@@ -113,7 +113,7 @@ class KubeSession(requests.Session):
         self._kube_config = config
         self._explicit_proxy = bool(config is not None and config.proxy_url)
 
-    def merge_environment_settings(self, url: str | None, proxies: Any, stream: Any,
+    def merge_environment_settings(self, url: str, proxies: Any, stream: Any,
                                    verify: Any, cert: Any) -> dict[str, Any]:
         if url and not self._explicit_proxy and not proxies:
             proxies = environment_proxies(url)

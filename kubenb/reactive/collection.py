@@ -47,7 +47,7 @@ def _rv(obj: Any) -> str:
 class ObservableCollection(ReactiveView):
     """A traitlets view of a whole informer (see the module docstring)."""
 
-    keys = List(help="the keys in the collection, sorted")
+    keys: List[str] = List(help="the keys in the collection, sorted")
     count = Int(0, help="objects in the collection")
     last_event = Dict(help="{type, key, resource_version, batch} of the last change applied")
 
@@ -64,10 +64,12 @@ class ObservableCollection(ReactiveView):
         self.callback_errors = 0
         # Callbacks given here see the informer's cache as adds; ones registered
         # later see the changes from then on.
-        for register, callback in ((self.on_add, on_add), (self.on_update, on_update),
-                                   (self.on_delete, on_delete)):
-            if callback is not None:
-                register(callback)
+        if on_add is not None:
+            self.on_add(on_add)
+        if on_update is not None:
+            self.on_update(on_update)
+        if on_delete is not None:
+            self.on_delete(on_delete)
         self._attach()
 
     # -- callbacks -------------------------------------------------------------------

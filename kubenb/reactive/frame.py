@@ -163,14 +163,14 @@ class LiveFrame(ReactiveView):
     # -- traitlets: observe() defaults to once per batch -------------------------------
 
     def observe(self, handler: Callable[..., Any], names: Any = ("batch",),
-                type: str = "change") -> None:
+                type: Any = "change") -> None:
         """Call `handler(change)` once per applied batch (`change.new` is the batch
         number; read `frame.df` or `frame.last_changes`). Other trait names work as
         in traitlets."""
         super().observe(handler, names=names, type=type)
 
     def unobserve(self, handler: Callable[..., Any], names: Any = ("batch",),
-                  type: str = "change") -> None:
+                  type: Any = "change") -> None:
         super().unobserve(handler, names=names, type=type)
 
     # -- applying batches (publisher thread) ---------------------------------------------

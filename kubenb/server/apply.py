@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from kubenb.meta import dict_field
 from kubenb.server import errors
 
 Obj = dict[str, Any]
@@ -221,7 +222,7 @@ def _diff(old: Any, new: Any, prefix: Path, ctx: _Ctx, field: str, mark: bool,
 def _owned_view(obj: Obj) -> Obj:
     """The part of an object fields are tracked in (no apiVersion/kind, no server metadata)."""
     out = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    meta = dict_field(obj, "metadata")
     tracked = {k: v for k, v in meta.items() if k not in _META_IGNORED}
     if tracked:
         out["metadata"] = tracked

@@ -15,6 +15,7 @@ import copy
 import re
 from typing import Any
 
+from kubenb.meta import dict_field
 from kubenb.printers import parse_jsonpath
 from kubenb.server.errors import cause
 from kubenb.server.resources import CR_VERBS, ResourceRegistry, ResourceType
@@ -103,8 +104,8 @@ def validate(crd: Obj, old: Obj | None = None) -> list[dict[str, str]]:
     """The 422 causes for a CRD (create, or update from `old`), in the apiserver's words."""
     causes: list[dict[str, str]] = []
     meta = crd.get("metadata") or {}
-    spec = crd.get("spec") if isinstance(crd.get("spec"), dict) else {}
-    names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
+    spec = dict_field(crd, "spec")
+    names = dict_field(spec, "names")
     group = spec.get("group") if isinstance(spec.get("group"), str) else ""
     plural = names.get("plural") if isinstance(names.get("plural"), str) else ""
     name = str(meta.get("name") or "")
@@ -358,10 +359,9 @@ def served_types(crd: Obj) -> list[ResourceType]:
     for version in _versions(crd):
         if version.get("served") is not True:
             continue
-        subs = version.get("subresources") if isinstance(version.get("subresources"),
-                                                         dict) else {}
+        subs = dict_field(version, "subresources")
         subresources = tuple(s for s in ("status", "scale") if isinstance(subs.get(s), dict))
-        scale = subs.get("scale") if isinstance(subs.get("scale"), dict) else {}
+        scale = dict_field(subs, "scale")
         out.append(ResourceType(
             group=str(spec.get("group")), version=str(version.get("name")),
             plural=str(names.get("plural")), singular=str(names.get("singular", "")),

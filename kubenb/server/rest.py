@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import builtins
 import copy
 import json
 import random
 import uuid
 from typing import Any
 
+from kubenb.meta import dict_field
 from kubenb.server import crd as crds
 from kubenb.server import errors
 from kubenb.server.apply import Manager, server_side_apply, track_update
@@ -270,7 +272,8 @@ class Registry:
                 items, rv = self._read(rtype, ns, None)
         return self._page(rtype, namespace, items, rv, start, limit, predicate)
 
-    def _read(self, rtype: ResourceType, ns: str, rv: int | None) -> tuple[list[Obj], int]:
+    def _read(self, rtype: ResourceType, ns: str | None,
+              rv: int | None) -> tuple[builtins.list[Obj], int]:
         if rv is None:
             return self.storage.list(rtype.key, ns or None)
         try:
@@ -278,7 +281,7 @@ class Registry:
         except TooOldError:
             raise errors.expired(_CONTINUE_EXPIRED) from None
 
-    def _page(self, rtype: ResourceType, namespace: str | None, items: list[Obj], rv: int,
+    def _page(self, rtype: ResourceType, namespace: str | None, items: builtins.list[Obj], rv: int,
               start: str, limit: int, predicate: Predicate | None) -> Obj:
         if start:
             items = [o for o in items if self._key(rtype, namespace, o) >= start]
@@ -312,7 +315,7 @@ class Registry:
 
     def create(self, rtype: ResourceType, namespace: str, body: Any,
                manager: Manager | None = None,
-               managed_fields: list[dict[str, Any]] | None = None) -> Obj:
+               managed_fields: builtins.list[dict[str, Any]] | None = None) -> Obj:
         """POST: a new object with server-managed metadata; 201 on success.
 
         `manager` records an Update entry in managedFields (None: none recorded);
@@ -397,12 +400,12 @@ class Registry:
         if rtype.key == "namespaces":
             meta["labels"] = dict(meta.get("labels") or {},
                                   **{"kubernetes.io/metadata.name": name})
-            spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
+            spec = dict_field(body, "spec")
             spec.setdefault("finalizers", ["kubernetes"])
             body["spec"] = spec
             body["status"] = {"phase": "Active"}
         elif rtype.key == "pods":
-            spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
+            spec = dict_field(body, "spec")
             body["status"] = _pod_status(spec)
         elif crds.is_crd(rtype):
             crds.set_defaults(body)
@@ -411,12 +414,12 @@ class Registry:
             body.pop("status", None)
         if rtype.key == "secrets" and not body.get("type"):
             body["type"] = "Opaque"  # the API's default
-        spec = body.get("spec")
-        if isinstance(spec, dict) and not rtype.custom:
+        defaulted = body.get("spec")
+        if isinstance(defaulted, dict) and not rtype.custom:
             if rtype.group == "apps" and rtype.kind != "DaemonSet":
-                spec.setdefault("replicas", 1)
+                defaulted.setdefault("replicas", 1)
             elif rtype.key == "services":
-                spec.setdefault("type", "ClusterIP")
+                defaulted.setdefault("type", "ClusterIP")
 
     def update(self, rtype: ResourceType, namespace: str, name: str, body: Any,
                subresource: str = "", manager: Manager | None = None) -> Obj:
@@ -436,7 +439,7 @@ class Registry:
 
     def _replace(self, rtype: ResourceType, ns: str, name: str, old: Obj,
                  body: dict[str, Any], subresource: str, manager: Manager | None = None,
-                 managed_fields: list[dict[str, Any]] | None = None) -> Obj:
+                 managed_fields: builtins.list[dict[str, Any]] | None = None) -> Obj:
         meta = dict(body.get("metadata") or {})
         old_meta = old["metadata"]
         wanted_rv = meta.get("resourceVersion")
@@ -513,7 +516,7 @@ class Registry:
         return stored
 
     def _set_managed(self, rtype: ResourceType, old: Obj, new: Obj, manager: Manager | None,
-                     managed_fields: list[dict[str, Any]] | None, requested: Any) -> None:
+                     managed_fields: builtins.list[dict[str, Any]] | None, requested: Any) -> None:
         """managedFields of `new`: given (apply), tracked (an Update by `manager`), or the
         request's own when it replaced them. `[{}]` strips them all (the documented reset);
         `[]` counts as not set."""
@@ -669,7 +672,7 @@ class Registry:
             raise errors.bad_request(
                 f'{body.get("kind") or "Scale"} in version "{body.get("apiVersion")}" cannot '
                 "be handled as a Scale: no kind is registered for that version")
-        meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+        meta = dict_field(body, "metadata")
         if meta.get("name") and meta["name"] != name:
             raise errors.bad_request(f"the name of the object ({meta['name']}) does not match "
                                      f"the name on the URL ({name})")

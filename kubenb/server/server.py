@@ -197,7 +197,7 @@ class EmbeddedServer:
             raise RuntimeError("the server is not running; call start() first")
         return str(self._kubeconfig)
 
-    def write_kubeconfig(self, path: str) -> str:
+    def write_kubeconfig(self, path: str | os.PathLike[str]) -> str:
         """Write a kubeconfig for this server to `path` (kept after stop)."""
         return str(write_kubeconfig(path, self.url, self._token, self.ca_pem))
 

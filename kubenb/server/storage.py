@@ -8,6 +8,7 @@ mutated after they are stored, so readers may serialize them without copying.
 
 from __future__ import annotations
 
+import builtins
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -145,7 +146,7 @@ class Storage:
         with self.lock:
             return self._sorted(self._current(resource, namespace)), self._rv
 
-    def list_at(self, resource: str, namespace: str | None, rv: int) -> list[Obj]:
+    def list_at(self, resource: str, namespace: str | None, rv: int) -> builtins.list[Obj]:
         """Objects as they were at revision `rv` (rolled back through the history)."""
         with self.lock:
             if rv < self._oldest_rv:
@@ -170,7 +171,7 @@ class Storage:
         return {(ns, name): obj for ns, objs in spaces for name, obj in objs.items()}
 
     @staticmethod
-    def _sorted(state: dict[tuple[str, str], Obj]) -> list[Obj]:
+    def _sorted(state: dict[tuple[str, str], Obj]) -> builtins.list[Obj]:
         return [state[k] for k in sorted(state)]
 
     def wait_for(self, rv: int, timeout: float) -> bool:
@@ -220,7 +221,7 @@ class Storage:
     # -- watches ---------------------------------------------------------------
 
     def watch(self, resource: str, namespace: str | None, from_rv: int | None
-              ) -> tuple[list[Obj], list[Event], int, WatchQueue]:
+              ) -> tuple[builtins.list[Obj], builtins.list[Event], int, WatchQueue]:
         """Open a watch atomically with its starting point.
 
         With `from_rv=None` returns the current objects (for synthetic ADDED events);

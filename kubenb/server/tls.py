@@ -226,7 +226,7 @@ def load_user_certificate(certfile: str | os.PathLike[str], keyfile: str | os.Pa
     if b"-----BEGIN CERTIFICATE-----" not in cert:
         raise TLSSetupError(f"the TLS certificate file {os.fspath(certfile)!r} holds no PEM "
                             "certificate")
-    if ca is not None and b"-----BEGIN CERTIFICATE-----" not in ca:
+    if ca_file is not None and ca is not None and b"-----BEGIN CERTIFICATE-----" not in ca:
         raise TLSSetupError(f"the TLS CA file {os.fspath(ca_file)!r} holds no PEM certificate")
     bundle = CertBundle(cert, key, ca, "user")
     try:

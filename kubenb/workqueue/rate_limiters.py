@@ -120,6 +120,8 @@ class ItemFastSlowRateLimiter(_PerItemCounter):
     `max_fast_attempts=3` the 1st, 2nd and 3rd failures are fast and the 4th is slow.
     """
 
+    max_fast_attempts: int
+
     def __init__(self, fast_delay: float, slow_delay: float, max_fast_attempts: int) -> None:
         super().__init__()
         owner = type(self).__name__
@@ -160,6 +162,12 @@ class BucketRateLimiter:
     like Go, whose delay is then `InfDuration`, `when` returns `math.inf` and the bucket
     is left unchanged.
     """
+
+    qps: float
+    burst: int
+    _tokens: float
+    _last: float
+    _lock: threading.Lock
 
     def __init__(self, qps: float, burst: int, clock: Clock | None = None) -> None:
         owner = type(self).__name__

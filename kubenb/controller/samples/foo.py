@@ -644,8 +644,8 @@ class DeploymentSimulator:
             changed = prev is None or prev.get("status") != status
             out.append({"type": kind, "status": status,
                         "lastUpdateTime": now,
-                        "lastTransitionTime": now if changed else prev.get("lastTransitionTime",
-                                                                           now),
+                        "lastTransitionTime": (now if changed or prev is None
+                                               else prev.get("lastTransitionTime", now)),
                         "reason": reason, "message": message})
         return out
 
