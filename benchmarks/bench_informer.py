@@ -203,8 +203,8 @@ def replay_process(stream: Path) -> Iterator[tuple[str, int]]:
 
 def pinned(run: Callable[[], None], server_pid: int) -> Callable[[], None]:
     """`run` with this thread (and the threads it starts) on one CPU and the server on
-    another, restored afterwards: what the informer's threads cost when the kernel
-    cannot wake them on the other core (docs/informers.md, "Where the watch time goes").
+    another, restored afterwards: what it costs that the informer's threads otherwise
+    run on both CPUs (docs/informers.md, "Where the watch time goes").
     """
     def run_pinned() -> None:
         mine, theirs = os.sched_getaffinity(0), os.sched_getaffinity(server_pid)

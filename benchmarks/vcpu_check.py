@@ -35,6 +35,7 @@ def decode_and_keep(lines: list[bytes]) -> float:
     """Seconds per event for one pass of decoding every line and keeping its object
     (the collector off during the pass: its timing is not what this checks)."""
     kept: dict[str, object] = {}
+    was_enabled = gc.isenabled()
     gc.collect()
     gc.disable()
     try:
@@ -44,15 +45,16 @@ def decode_and_keep(lines: list[bytes]) -> float:
             kept[obj["metadata"]["name"]] = obj
         return (time.perf_counter() - start) / len(lines)
     finally:
-        gc.enable()
+        if was_enabled:
+            gc.enable()
 
 
 def check(lines: list[bytes], rounds: int = 6) -> tuple[list[float], list[float]]:
     """Per-event times alone and beside a spinning CPU, interleaved round by round."""
-    cpus = sorted(os.sched_getaffinity(0))
+    mine = os.sched_getaffinity(0)
+    cpus = sorted(mine)
     if len(cpus) < 2:
         raise SystemExit("vcpu_check needs two CPUs")
-    mine = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {cpus[0]})
     alone: list[float] = []
     beside: list[float] = []
