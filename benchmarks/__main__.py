@@ -42,7 +42,9 @@ def main(argv: list[str] | None = None) -> int:
         results.extend(SUITES[name].run(scale=scale, rounds=rounds))
 
     print(f"kubenb benchmarks — Python {platform.python_version()}, {platform.machine()}")
-    print("ratio = kubenb throughput / baseline throughput, same run, best of rounds\n")
+    print("ratio = kubenb throughput / baseline throughput, same run, best of rounds;")
+    print("rounds = the lowest and highest ratio of single rounds (each against its own")
+    print("baseline time)\n")
     print(format_table(results))
     if args.json:
         with open(args.json, "w") as fh:
@@ -55,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
                         "baseline": r.baseline_name,
                         "baseline_ops_per_s": r.baseline_rate,
                         "ratio": r.ratio,
+                        "round_ratios": list(r.round_ratios),
                         "target": r.target_ratio,
                     }
                     for r in results

@@ -2,7 +2,9 @@
 
 Each benchmark times kubenb and a baseline doing the same work in the same process,
 interleaved, and reports throughput and the ratio kubenb / baseline, so machine
-speed cancels out. The best of several rounds is kept (least disturbed by noise).
+speed cancels out. The best of several rounds is kept (least disturbed by noise), and
+each round's own ratio too: where those spread widely, the machine (not the code)
+moved between rounds, and one best figure would hide it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ class Result:
     baseline_name: str
     baseline_seconds: float
     target_ratio: float | None = None
+    #: kubenb's ratio in each round, against the baseline's time in the same round.
+    round_ratios: tuple[float, ...] = ()
 
     @property
     def kubenb_rate(self) -> float:
@@ -63,16 +67,29 @@ def compare(
     target_ratio: float | None = None,
 ) -> Result:
     """Time kubenb and the baseline, alternating round by round."""
-    k_best = b_best = float("inf")
+    k_times, b_times = [], []
     for _ in range(rounds):
-        k_best = min(k_best, best_time(kubenb, 1))
-        b_best = min(b_best, best_time(baseline, 1))
-    return Result(name, ops, k_best, baseline_name, b_best, target_ratio)
+        k_times.append(best_time(kubenb, 1))
+        b_times.append(best_time(baseline, 1))
+    return Result(name, ops, min(k_times), baseline_name, min(b_times), target_ratio,
+                  tuple(b / k for k, b in zip(k_times, b_times, strict=True)))
+
+
+def _ratio_text(ratio: float) -> str:
+    return f"{ratio:.2f}x" if ratio >= 0.1 else f"{ratio:.2g}x"
+
+
+def _spread_text(result: Result) -> str:
+    if len(result.round_ratios) < 2:
+        return "-"
+    return (f"{_ratio_text(min(result.round_ratios))}-"
+            f"{_ratio_text(max(result.round_ratios))}")
 
 
 def format_table(results: list[Result]) -> str:
     """A plain-text table, one row per comparison."""
-    header = ("benchmark", "kubenb ops/s", "baseline", "baseline ops/s", "ratio", "target")
+    header = ("benchmark", "kubenb ops/s", "baseline", "baseline ops/s", "ratio", "rounds",
+              "target")
     rows = [header]
     for r in results:
         target = "-" if r.target_ratio is None else f">= {r.target_ratio:.2f}x"
@@ -84,7 +101,8 @@ def format_table(results: list[Result]) -> str:
                 f"{r.kubenb_rate:,.0f}",
                 r.baseline_name,
                 f"{r.baseline_rate:,.0f}",
-                f"{r.ratio:.2f}x" if r.ratio >= 0.1 else f"{r.ratio:.2g}x",
+                _ratio_text(r.ratio),
+                _spread_text(r),
                 target,
             )
         )

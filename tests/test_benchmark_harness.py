@@ -1,0 +1,32 @@
+"""benchmarks/harness.py: the best-of-rounds ratio, and the spread of single rounds."""
+
+from __future__ import annotations
+
+from benchmarks.harness import Result, compare, format_table
+
+
+def test_compare_keeps_the_best_times_and_each_rounds_ratio() -> None:
+    calls: list[str] = []
+    result = compare("work", 10, lambda: calls.append("k"), "base",
+                     lambda: calls.append("b"), rounds=3, target_ratio=0.5)
+    assert calls == ["k", "b"] * 3  # interleaved, kubenb first in each round
+    assert len(result.round_ratios) == 3
+    assert all(r > 0 for r in result.round_ratios)
+    assert result.kubenb_seconds > 0 and result.baseline_seconds > 0
+
+
+def test_the_table_shows_the_spread_of_rounds_and_the_target() -> None:
+    spread = Result("watch", 100, 2.0, "raw", 1.5, 0.7, (0.59, 0.75, 0.68))
+    single = Result("list", 100, 1.0, "raw", 1.0, None, (1.0,))
+    table = format_table([spread, single])
+    header, _, spread_row, single_row = table.splitlines()
+    assert "rounds" in header
+    assert "0.75x" in spread_row and "0.59x-0.75x" in spread_row
+    assert spread_row.endswith(">= 0.70x ok")
+    assert "1.00x" in single_row and single_row.split()[-2:] == ["-", "-"]
+
+
+def test_a_missed_target_says_so() -> None:
+    missed = Result("watch", 100, 2.0, "raw", 1.0, 0.7, (0.5, 0.45))
+    assert missed.meets_target is False
+    assert format_table([missed]).splitlines()[-1].endswith(">= 0.70x MISSED")
