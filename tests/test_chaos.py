@@ -92,6 +92,25 @@ def cache_state(informer: Any) -> dict[str, str]:
             for o in informer.get_indexer().list()}
 
 
+def differences(cache: dict[str, str], server: dict[str, str]) -> str:
+    """What a failing run needs to say: which keys are missing, extra or stale."""
+    missing = sorted(set(server) - set(cache))
+    extra = sorted(set(cache) - set(server))
+    stale = sorted(f"{k} at {cache[k]}, server {server[k]}"
+                   for k in set(cache) & set(server) if cache[k] != server[k])
+    return f"missing {missing[:5]}, extra {extra[:5]}, stale {stale[:5]}"
+
+
+def later(informer: Any, server: EmbeddedServer, kind: str, wait: float = 10.0) -> str:
+    """Slow or stuck: whether the cache still converges within `wait` more seconds."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if cache_state(informer) == server_state(server, kind):
+            return f"converged {wait - (deadline - time.monotonic()):.1f} s later"
+        time.sleep(0.05)
+    return f"still differs {wait:.0f} s later"
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_informers_converge_under_churn_and_faults(seed: int) -> None:
     rng = random.Random(seed)
@@ -148,8 +167,12 @@ def test_informers_converge_under_churn_and_faults(seed: int) -> None:
                 break
             time.sleep(0.02)
         for kind in KINDS:
-            assert cache_state(informers[kind]) == states[kind], (
-                f"{kind} cache differs 2 s after the churn: {informers[kind].stats()}")
+            cache = cache_state(informers[kind])
+            if cache != states[kind]:
+                pytest.fail(f"{kind} cache differs 2 s after the churn: "
+                            f"{differences(cache, states[kind])}; "
+                            f"{later(informers[kind], server, kind)}; "
+                            f"{informers[kind].stats()}")
             with handlers[kind].lock:
                 assert handlers[kind].view == states[kind], f"{kind} handler view differs"
                 assert handlers[kind].problems == []

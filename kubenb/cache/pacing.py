@@ -33,7 +33,7 @@ zero, so a batch freed at once mostly goes uncounted, and the events decoded nex
 push the count past the threshold again. Freeing one item per decoded event keeps the
 count flat however far the Reflector runs ahead, which lets it run ahead further
 (`DEFAULT_PACE_LIMIT`) and hand over in bigger batches: half the thread switches,
-and 0.84x-0.92x instead of 0.66x-0.71x of the raw watch rate in interleaved rounds on
+and 0.77x-0.95x instead of 0.66x-0.75x of the raw watch rate in interleaved rounds on
 2026-11-25. The first event after `quiet` seconds without one frees everything at once:
 no batch is being decoded ahead then. (Freeing everything whenever the stages are
 idle does not work: they are idle after every read the Reflector waits for, in the
