@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -197,8 +198,9 @@ class ProcessorListener:
         self._thread: threading.Thread | None = None
         self._counts = {"adds": 0, "updates": 0, "deletes": 0, "handler_errors": 0}
         self.last_error: BaseException | None = None
-        # Called with each delivered notification (the informer's Pacer); set before start.
-        self.on_progress: Callable[[Notification], None] | None = None
+        # Called after each delivery (the informer's Pacer), with the notification when
+        # no other listener still holds it, else None; set before start.
+        self.on_progress: Callable[[Notification | None], None] | None = None
 
         self._resync_lock = threading.Lock()
         self.requested_resync_period = float(requested_resync_period)
@@ -235,8 +237,11 @@ class ProcessorListener:
                 self._busy = True
             self._deliver(notification)
             if self.on_progress is not None:
-                # the Pacer keeps it for the Reflector to free (kubenb.cache.pacing)
-                self.on_progress(notification)
+                # The Pacer keeps it for the Reflector to free (kubenb.cache.pacing),
+                # from the last listener to deliver it only (one notification goes to
+                # every listener): one hand-back per event, whatever the listeners.
+                last = sys.getrefcount(notification) <= 2  # this name, and the argument
+                self.on_progress(notification if last else None)
             del notification  # else free the replaced object now, not after the next wait
 
     def _deliver(self, notification: Notification) -> None:
@@ -401,7 +406,7 @@ class SharedProcessor:
         self._snapshot: tuple[ProcessorListener, ...] = ()  # read without the lock
         self._started = False
         #: Given to every listener as its `on_progress` (the informer's Pacer).
-        self.on_progress: Callable[[Notification], None] | None = None
+        self.on_progress: Callable[[Notification | None], None] | None = None
 
     def add_listener(self, listener: ProcessorListener) -> ProcessorListener:
         """Register a listener, starting it if the processor is running."""

@@ -656,3 +656,40 @@ def test_stress_producers_distribute_to_listeners_exactly_once_in_order():
         assert per_producer == {str(k): list(range(per)) for k in range(producers)}
     assert p.stop(timeout=5)
     assert not [t for t in kubenb_threads() if t.name.startswith("kubenb-listener-stress")]
+
+
+@pytest.mark.parametrize("listeners", [1, 3])
+def test_each_notification_is_handed_back_once_by_the_last_listener_to_deliver_it(
+        listeners: int) -> None:
+    """The Pacer frees what is handed back one event's worth at a time, so a
+    notification shared by every listener must come back once, not once per listener;
+    every delivery still reports progress (None when another listener holds it)."""
+    processor = SharedProcessor(FakeClock())
+    progress: list[Any] = []
+    lock = threading.Lock()
+
+    def on_progress(done: Any) -> None:
+        with lock:
+            progress.append(done)
+
+    processor.on_progress = on_progress
+    gates = [threading.Event() for _ in range(listeners)]
+    added = [processor.add_listener(make_listener(Recorder(gate=gate))) for gate in gates]
+    processor.start()
+    try:
+        sent = []  # ids only: a reference kept here would make no listener the last
+        for i in range(50):
+            notification = UpdateNotification(pod("a", str(i)), pod("a", str(i + 1)))
+            sent.append(id(notification))
+            processor.distribute(notification, False)
+        del notification
+        for gate, listener in zip(gates, added, strict=True):  # one listener after another
+            gate.set()
+            wait_until(lambda one=listener: one.pending() == 0 and not one.stats()["busy"],
+                       what="the listener done and idle")
+        assert len(progress) == 50 * listeners  # every delivery reported
+        handed_back = [done for done in progress if done is not None]
+        assert len(handed_back) == 50  # kept alive there, so their ids stay unique
+        assert {id(done) for done in handed_back} == set(sent)
+    finally:
+        assert processor.stop(timeout=5)
