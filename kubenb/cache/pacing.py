@@ -21,12 +21,12 @@ thread waits for another, which a FakeClock (never moving on its own) must not s
 
 Where objects die: the last listener to deliver a notification (one goes to every
 listener) hands it back through `progress(done)`, and the Reflector frees them in
-`pace()`, just before it decodes the
-next event, so memory is freed on the thread (and usually the core) that allocates it
-next. Measured on 50k pod events: the listener went from ~15 µs to ~3 µs an event, the
-Reflector from ~37 µs to ~43 µs, and the informer ran ~10% faster. At most
-`limit` items wait there; more (a slow handler's backlog going out while the watch is
-quiet) are freed where they were delivered, and `close()` frees them at stop.
+`pace()`, just before it decodes the next event, so memory is freed on the thread (and
+usually the core) that allocates it next. Measured on 50k pod events: the listener
+went from ~15 µs to ~3 µs an event, the Reflector from ~37 µs to ~43 µs, and the
+informer ran ~10% faster. At most `limit` items wait there; more (a slow handler's
+backlog going out while the watch is quiet) are freed where they were delivered, and
+`close()` frees them at stop.
 
 How many each `pace()` frees: about one event's worth (the oldest first), not all of
 them. The collector's young count is allocations minus frees, but it never drops below
@@ -135,7 +135,7 @@ class Pacer:
 
     def _free_handed_back(self, quiet: bool) -> None:
         """All of it after a quiet spell; else the oldest len/(limit/2) items, at least
-        one: in a stream that is one event's worth per listener (see the module)."""
+        one: in a stream, about one event's worth (see the module)."""
         done = self._done
         if quiet:
             done.clear()
