@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from email.utils import parsedate_to_datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,8 +19,7 @@ from kubenb.printers import (
     printer_for,
     to_table,
 )
-
-REALAPI = Path("/work/shared/fixtures/realapi")
+from tests.realapi import REALAPI
 
 
 def exchange(name: str) -> dict[str, Any]:

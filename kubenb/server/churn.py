@@ -108,7 +108,7 @@ def _sidecar() -> dict[str, Any]:
 
 def _pod_spec(app: str, port: int) -> dict[str, Any]:
     """A pod spec as the apiserver stores it after defaulting (2 containers, probes,
-    env, volumes), like shared/fixtures/realapi/objects/pod-get-later."""
+    env, volumes), like tests/fixtures/realapi/objects/pod-get-later."""
     return {
         "volumes": [{"name": "config", "configMap": {"name": f"{app}-config",
                                                      "defaultMode": 420}},

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,8 +21,7 @@ from kubenb.cache.selectors import everything, nothing, parse_label_selector
 from kubenb.cache.store import Indexer, new_indexer, new_store
 from kubenb.errors import ApiError, KubenbError, NotFound, SelectorError
 from kubenb.server.errors import not_found as server_not_found
-
-REALAPI = Path("/work/shared/fixtures/realapi")
+from tests.realapi import REALAPI
 
 
 def obj(name: str, ns: str = "", **labels: str) -> dict[str, Any]:

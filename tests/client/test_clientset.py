@@ -40,8 +40,8 @@ from kubenb.errors import BadRequest, Conflict, KubenbError, NotFound
 from kubenb.server import EmbeddedServer
 from kubenb.server.resources import BUILTIN_TYPES
 from tests.helpers import wait_until
+from tests.realapi import REALAPI
 
-REALAPI = Path("/work/shared/fixtures/realapi")
 NS = "default"
 BY_KEY = {(i.group, i.version, i.resource): i for i in BUILTIN_RESOURCES}
 

@@ -11,15 +11,13 @@ from __future__ import annotations
 import gc
 import json
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubenb.client.decode import decode_json, gc_paused, loads
-
-REALAPI = Path("/work/shared/fixtures/realapi")
+from tests import realapi
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers()
@@ -83,7 +81,7 @@ def test_big_integers_stay_integers() -> None:
 
 
 def test_every_real_api_server_response_decodes_as_json_loads_does() -> None:
-    files = sorted(p for p in REALAPI.rglob("*") if p.is_file() and p.suffix in (".json", ""))
+    files = [p for p in realapi.files("*", recursive=True) if p.suffix in (".json", ".jsonl", "")]
     documents = 0
     for path in files:
         data = path.read_bytes()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -17,8 +16,9 @@ from kubenb.client.discovery import (
 from kubenb.client.dynamic import DynamicClient
 from kubenb.client.rest import RESTClient
 from kubenb.errors import NoResourceMatchError
+from tests.realapi import REALAPI
 
-DISCOVERY = Path("/work/shared/fixtures/realapi/discovery")
+DISCOVERY = REALAPI / "discovery"
 
 
 def body(name: str) -> dict:

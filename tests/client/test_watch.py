@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from pathlib import Path
 
 import pytest
 import requests
@@ -15,10 +14,12 @@ from kubenb.client.rest import RESTClient
 from kubenb.client.watch import Watch, WatchEvent, decode_event
 from kubenb.errors import ApiError, Gone, ServerError, WatchDecodeError
 from kubenb.server import EmbeddedServer
+from tests import realapi
 from tests.client.conftest import configmap
 from tests.client.rawserver import chunked_server
+from tests.realapi import REALAPI
 
-REALAPI = Path("/work/shared/fixtures/realapi/watch")
+WATCH_FIXTURES = REALAPI / "watch"
 
 
 def open_raw(url: str, read_timeout: float = 5.0) -> Watch:
@@ -50,10 +51,10 @@ def test_a_five_megabyte_line_arrives_whole() -> None:
     assert events[1].object["metadata"]["name"] == "cm-1"
 
 
-@pytest.mark.parametrize("name", sorted(p.stem for p in REALAPI.glob("*.jsonl")))
+@pytest.mark.parametrize("name", [p.stem for p in realapi.files("watch/*.jsonl")])
 def test_real_apiserver_streams_decode(name: str) -> None:
     """Every byte-for-byte stream from kube-apiserver 1.32 decodes; 410 becomes Gone."""
-    data = (REALAPI / f"{name}.jsonl").read_bytes()
+    data = (WATCH_FIXTURES / f"{name}.jsonl").read_bytes()
     with chunked_server([data[i:i + 1000] for i in range(0, len(data), 1000)]) as url:
         watch = open_raw(url)
         events: list[WatchEvent] = []

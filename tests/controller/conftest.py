@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,8 +14,7 @@ import kubenb
 from kubenb.clock import FakeClock
 from kubenb.cluster import Cluster
 from tests.helpers import assert_no_new_threads, wait_until
-
-REALAPI = Path("/work/shared/fixtures/realapi")
+from tests.realapi import REALAPI
 
 
 def realapi(name: str) -> dict[str, Any]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 from email.utils import parsedate_to_datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,8 +19,7 @@ from kubenb.reactive.columns import (
     default_columns,
     path_column,
 )
-
-REALAPI = Path("/work/shared/fixtures/realapi")
+from tests.realapi import REALAPI
 
 POD = {
     "metadata": {"name": "web-0", "namespace": "shop",

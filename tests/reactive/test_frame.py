@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import random
 import threading
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,6 +28,7 @@ from tests.reactive.support import (
     running_informer,
     settle,
 )
+from tests.realapi import REALAPI
 
 EXTRA = {"NODE": "spec.nodeName", "IMAGES": "spec.containers[*].image",
          "APP": "metadata.labels.app"}
@@ -282,7 +282,7 @@ def test_repr_and_kind_guess() -> None:
 
 
 def test_a_custom_resource_gets_its_crds_printer_columns_over_http() -> None:
-    objects = Path("/work/shared/fixtures/realapi/objects")
+    objects = REALAPI / "objects"
     crd = json.loads((objects / "crd-create.json").read_text())["request"]["body"]
     foo = json.loads((objects / "foo-create.json").read_text())["request"]["body"]
     with kubenb.embedded() as cluster:

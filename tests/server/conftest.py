@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
 
 from kubenb.server import EmbeddedServer
-
-REALAPI = Path("/work/shared/fixtures/realapi")
+from tests.realapi import REALAPI
 
 
 class Api:

@@ -1,7 +1,7 @@
 """The built-in resources of a Kubernetes 1.32 API server, known before any request.
 
 Read once from a real kube-apiserver v1.32 aggregated discovery document
-(fixtures/realapi/discovery), so the clientset and the informer factory can offer
+(tests/fixtures/realapi/discovery), so the clientset and the informer factory can offer
 `core_v1().pods`, `apps_v1().deployments` ... to tab completion before they have
 talked to a server. The embedded server serves a subset; discovery adds what a real
 server has beyond this table (newer groups, CRDs).
