@@ -181,6 +181,8 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     _apps("deployments", "deployment", "Deployment", short_names=("deploy",)),
     _apps("replicasets", "replicaset", "ReplicaSet", short_names=("rs",)),
     _apps("statefulsets", "statefulset", "StatefulSet", short_names=("sts",)),
+    ResourceType("batch", "v1", "jobs", "job", "Job", True, categories=("all",),
+                 subresources=("status",), has_generation=True),
     ResourceType("coordination.k8s.io", "v1", "leases", "lease", "Lease", True),
     ResourceType("apiextensions.k8s.io", "v1", "customresourcedefinitions",
                  "customresourcedefinition", "CustomResourceDefinition", False,

@@ -20,6 +20,7 @@ import copy
 import json
 import random
 import uuid
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from kubenb.meta import dict_field
@@ -502,7 +503,8 @@ class Registry:
         self._set_managed(rtype, old, new, manager, managed_fields, requested)
         if new == old or (managed_fields is not None and _same_but_times(new, old)):
             return old  # a no-op update: no new resourceVersion, no event
-        if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
+        if (new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers")
+                and not old_meta.get("deletionGracePeriodSeconds")):  # graceful: the kubelet
             last = self._put(rtype, ns, name, new)
             if self.dry_run:
                 return last
@@ -763,11 +765,10 @@ class Registry:
                     f"({old['metadata']['resourceVersion']}). The object might have been "
                     "modified")
             meta = old["metadata"]
-            if meta.get("finalizers"):
-                if meta.get("deletionTimestamp"):
-                    return old
-                marked = dict(old, metadata=_ordered_meta(dict(
-                    meta, deletionTimestamp=now_rfc3339(), deletionGracePeriodSeconds=0)))
+            marked = _marked_for_deletion(rtype, old, options)
+            if marked is old:
+                return present(rtype, old)
+            if marked is not None:
                 return present(rtype, self._put(rtype, ns, name, marked))
             if rtype.key == "namespaces":
                 return self._delete_namespace(name, old)
@@ -849,3 +850,85 @@ def parse_rv(text: str) -> int:
     return _rv_param(text)
 
 
+_GC_FINALIZERS = {"Orphan": "orphan", "Foreground": "foregroundDeletion"}
+
+
+def _marked_for_deletion(rtype: ResourceType, old: Obj, options: dict[str, Any]) -> Obj | None:
+    """What a DELETE stores instead of removing the object (the apiserver's BeforeDelete and
+    deletionFinalizersForGarbageCollection), `old` when nothing changes, None to remove it.
+
+    propagationPolicy Orphan / Foreground (or orphanDependents) put the `orphan` /
+    `foregroundDeletion` finalizer on the object for the garbage collector. A pod that is
+    bound to a node and not finished is deleted gracefully: deletionTimestamp is now plus
+    its grace period (gracePeriodSeconds, else spec.terminationGracePeriodSeconds, 30) and
+    the kubelet removes it; a later DELETE may only shorten that period.
+    """
+    meta = old["metadata"]
+    policy = options.get("propagationPolicy")
+    orphan = options.get("orphanDependents")
+    if policy is not None and policy not in ("Orphan", "Background", "Foreground"):
+        raise errors.invalid("DeleteOptions", "", [errors.cause(
+            "FieldValueNotSupported", "propagationPolicy",
+            f'Unsupported value: "{policy}": supported values: "Foreground", "Background", '
+            '"Orphan", "nil"')], "meta.k8s.io")
+    if policy is not None and orphan is not None:
+        raise errors.invalid("DeleteOptions", "", [errors.cause(
+            "FieldValueInvalid", "orphanDependents",
+            f"Invalid value: {json.dumps(orphan)}: orphanDependents and deletionPropagation "
+            "cannot be both set")], "meta.k8s.io")
+    grace = _grace_period(rtype, old, options)
+    pending = meta.get("deletionGracePeriodSeconds")
+    now = datetime.now(timezone.utc)
+    if meta.get("deletionTimestamp") and pending:  # a graceful deletion is under way
+        if grace is None or grace >= pending:
+            return old
+        if grace == 0 and not meta.get("finalizers"):
+            return None
+        stamp = _parse_time(meta["deletionTimestamp"]) - timedelta(seconds=pending - grace)
+        return dict(old, metadata=_ordered_meta(dict(
+            meta, deletionTimestamp=_rfc3339(stamp), deletionGracePeriodSeconds=grace)))
+    finalizers = list(meta.get("finalizers") or [])
+    if rtype.key != "namespaces" and (policy is not None or orphan is not None):
+        wanted = _GC_FINALIZERS.get(policy or ("Orphan" if orphan else "Background"))
+        finalizers = [f for f in finalizers if f not in _GC_FINALIZERS.values()]
+        finalizers += [wanted] if wanted else []
+    if meta.get("deletionTimestamp"):
+        grace = None  # being deleted already: only the finalizers may change
+    if not grace and not finalizers:
+        return None
+    changed = dict(meta, finalizers=finalizers) if finalizers else {
+        k: v for k, v in meta.items() if k != "finalizers"}
+    if grace:
+        changed.update(deletionTimestamp=_rfc3339(now + timedelta(seconds=grace)),
+                       deletionGracePeriodSeconds=grace)
+    elif not meta.get("deletionTimestamp"):
+        changed.update(deletionTimestamp=_rfc3339(now), deletionGracePeriodSeconds=0)
+    return old if changed == meta else dict(old, metadata=_ordered_meta(changed))
+
+
+def _grace_period(rtype: ResourceType, pod: Obj, options: dict[str, Any]) -> int | None:
+    """A pod's grace period for this DELETE (podStrategy.CheckGracefulDelete); None for
+    every other type: they are never deleted gracefully."""
+    if rtype.key != "pods":
+        return None
+    spec = pod.get("spec") or {}
+    raw = options.get("gracePeriodSeconds")
+    if raw is None:
+        raw = spec.get("terminationGracePeriodSeconds", 30)
+    try:
+        period = int(raw)
+    except (TypeError, ValueError):
+        raise errors.bad_request(f'invalid value "{raw}" for gracePeriodSeconds: expected an '
+                                 "integer") from None
+    if not spec.get("nodeName") or (pod.get("status") or {}).get("phase") in (
+            "Succeeded", "Failed"):
+        return 0  # never scheduled, or already finished: nothing to stop
+    return 1 if period < 0 else period
+
+
+def _parse_time(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+
+
+def _rfc3339(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
