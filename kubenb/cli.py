@@ -54,12 +54,15 @@ def _build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--seed-objects", type=_non_negative_int, default=0, metavar="N",
                        help="start with N realistic Running pods in namespace default")
     serve.add_argument("--churn", type=_non_negative_float, default=0.0, metavar="RATE",
-                       help="create/update/delete objects at RATE per second, with a "
-                            "kubelet that moves pods Pending -> Running")
+                       help="create/update/delete objects at RATE per second")
     serve.add_argument("--churn-kinds", default="configmaps,pods", metavar="KINDS",
                        help="comma-separated kinds to churn (default: configmaps,pods)")
     serve.add_argument("--seed", type=int, default=0,
                        help="seed for --seed-objects and --churn (same seed, same objects)")
+    serve.add_argument("--controllers", default="*", metavar="LIST",
+                       help="the cluster's controllers to run: '*' (default: all of "
+                            "garbagecollector, deployment, replicaset, job, kubelet), "
+                            "names, '-name' to leave one out, '' for a bare API server")
 
     tour = commands.add_parser(
         "tour", help="start JupyterLab on the tour notebook and print its URL")
@@ -106,10 +109,12 @@ def _non_negative_float(text: str) -> float:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from kubenb.controllers import controller_names
     from kubenb.errors import KubenbError
     from kubenb.server import EmbeddedServer
 
     try:
+        names = controller_names(args.controllers)
         server = EmbeddedServer(host=args.host, port=args.port, token=args.token,
                                 history_window=args.history_window,
                                 bookmark_interval=args.bookmark_interval, tls=args.tls)
@@ -128,6 +133,7 @@ def _serve(args: argparse.Namespace) -> int:
         stop.set()
 
     previous = signal.signal(signal.SIGTERM, _on_signal)
+    controllers = None
     try:
         try:
             server.start()
@@ -139,6 +145,10 @@ def _serve(args: argparse.Namespace) -> int:
         # for the URL line can use both at once.
         path = (server.write_kubeconfig(args.kubeconfig_out) if args.kubeconfig_out
                 else server.kubeconfig_path)
+        if names:  # the controllers talk to the server over HTTP, like kubectl
+            from kubenb.controllers import ControllerManager
+
+            controllers = ControllerManager(server.kubeconfig_path, names).start()
         print(f"kubenb API server listening on {server.url}", flush=True)
         print(f"kubeconfig written to {path}" if args.kubeconfig_out else f"kubeconfig: {path}",
               flush=True)
@@ -146,15 +156,19 @@ def _serve(args: argparse.Namespace) -> int:
             print(f"CA certificate: {server.ca_path}", flush=True)
         if args.seed_objects:
             print(f"seeded {args.seed_objects} pods in namespace default", flush=True)
+        if names:
+            print(f"controllers: {', '.join(names)}", flush=True)
         if churn is not None:
             churn.start()
             print(f"churn: {args.churn:g} operations/s on {', '.join(churn.kinds)} "
-                  f"(seed {args.seed}), kubelet on", flush=True)
+                  f"(seed {args.seed})", flush=True)
         while not stop.wait(0.5):
             pass
     except KeyboardInterrupt:
         pass
     finally:
+        if controllers is not None:
+            controllers.stop()
         server.stop()
         signal.signal(signal.SIGTERM, previous)
     print("kubenb API server stopped", flush=True)

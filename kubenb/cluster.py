@@ -40,6 +40,7 @@ class Cluster:
         self.factory = SharedInformerFactory(self.dynamic)
         self._closed = False
         self._views: list[Any] = []
+        self.controllers: Any = None  # kubenb.embedded()'s ControllerManager
 
     def __repr__(self) -> str:
         where = "embedded" if self.server is not None else "kubeconfig"
@@ -180,6 +181,8 @@ class Cluster:
             view.close()
         self.factory.shutdown()
         self.rest.close()
+        if self.controllers is not None:
+            self.controllers.stop()
         if self.server is not None:
             self.server.stop()
 
@@ -189,13 +192,27 @@ def connect(kubeconfig: Any = None, context: str | None = None, **rest_options: 
     return Cluster(load_config(kubeconfig, context), **rest_options)
 
 
-def embedded(**server_options: Any) -> Cluster:
-    """Start an embedded API server (options as `EmbeddedServer`) and connect to it."""
+def embedded(*, controllers: Any = True, clock: Any = None, kubelet: Any = None,
+             **server_options: Any) -> Cluster:
+    """Start an embedded API server (options as `EmbeddedServer`) and connect to it.
+
+    The cluster's controllers run beside it, as in a real cluster: the garbage
+    collector, the Deployment, ReplicaSet and Job controllers and a simulated kubelet
+    (`cluster.controllers`, a `kubenb.controllers.ControllerManager`). `controllers=False`
+    gives a bare API server; a set of names runs only those (e.g. {"kubelet"}).
+    `clock` drives their timers; `kubelet` is a dict of `Kubelet` options.
+    """
     from kubenb.server import EmbeddedServer
 
     server = EmbeddedServer(**server_options).start()
     try:
-        return Cluster(load_config(str(server.kubeconfig_path)), server=server)
+        cluster = Cluster(load_config(str(server.kubeconfig_path)), server=server)
+        if controllers:
+            from kubenb.controllers import ControllerManager
+
+            cluster.controllers = ControllerManager(cluster, controllers, clock=clock,
+                                                    kubelet=kubelet).start()
+        return cluster
     except BaseException:
         server.stop()
         raise

@@ -1,0 +1,285 @@
+"""What the built-in controllers share: kube-controller-manager's `controller_utils.go`, small.
+
+* pod helpers: `is_pod_active`, `is_pod_ready`, `pod_from_template`;
+* owner references: `new_controller_ref`, `is_controlled_by`, and `ControllerRefManager`,
+  which adopts orphans a selector matches and releases what it no longer matches;
+* `Expectations`: what a controller waits to see in its cache after its own writes;
+* conditions: `get_condition`, `set_condition`;
+* `now_rfc3339`: API timestamps (conditions, startTime) are wall-clock strings, as the
+  API wants; every *timer* of a controller runs on its `clock` instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from kubenb.cache.selectors import LabelSelector, label_selector_from_dict
+from kubenb.clock import Clock
+from kubenb.controller.runner import controller_of
+from kubenb.errors import Conflict, KubenbError, NotFound
+
+__all__ = [
+    "POD_TEMPLATE_HASH_LABEL",
+    "ControllerRefManager",
+    "Expectations",
+    "get_condition",
+    "is_being_deleted",
+    "is_controlled_by",
+    "is_pod_active",
+    "is_pod_ready",
+    "new_controller_ref",
+    "now_rfc3339",
+    "pod_from_template",
+    "selector_of",
+    "set_condition",
+]
+
+#: The label a Deployment adds to its ReplicaSets and their Pods (apps/v1
+#: `DefaultDeploymentUniqueLabelKey`): the hash of the Pod template.
+POD_TEMPLATE_HASH_LABEL = "pod-template-hash"
+
+
+def now_rfc3339() -> str:
+    """The wall-clock time as the API writes it (`metav1.Now()`): second precision, `Z`."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def meta(obj: dict[str, Any]) -> dict[str, Any]:
+    """`obj["metadata"]`, or {} when it has none."""
+    return obj.get("metadata") or {}
+
+
+def is_being_deleted(obj: dict[str, Any]) -> bool:
+    """Whether a DELETE has been accepted (deletionTimestamp set): it is on its way out."""
+    return bool(meta(obj).get("deletionTimestamp"))
+
+
+# -- pods --------------------------------------------------------------------------------
+
+
+def is_pod_active(pod: dict[str, Any]) -> bool:
+    """Not finished and not being deleted: a Pod that counts as a replica
+    (controller_utils' `IsPodActive`)."""
+    phase = (pod.get("status") or {}).get("phase")
+    return phase not in ("Succeeded", "Failed") and not is_being_deleted(pod)
+
+
+def is_pod_ready(pod: dict[str, Any]) -> bool:
+    """The Pod's Ready condition is True (podutil's `IsPodReady`)."""
+    condition = get_condition(pod.get("status") or {}, "Ready")
+    return condition is not None and condition.get("status") == "True"
+
+
+def pod_from_template(template: dict[str, Any], owner: dict[str, Any],
+                      controller_ref: dict[str, Any]) -> dict[str, Any]:
+    """A new Pod for `owner` from its Pod template (controller_utils' `GetPodFromTemplate`):
+    the template's labels, annotations, finalizers and spec, named `<owner>-<random>`
+    by the server (generateName), and controlled by `owner`."""
+    template_meta = template.get("metadata") or {}
+    pod_meta: dict[str, Any] = {"generateName": f"{meta(owner)['name']}-",
+                                "namespace": meta(owner).get("namespace")}
+    for key in ("labels", "annotations", "finalizers"):
+        if template_meta.get(key):
+            pod_meta[key] = copy.deepcopy(template_meta[key])
+    pod_meta["ownerReferences"] = [controller_ref]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta,
+            "spec": copy.deepcopy(template.get("spec") or {})}
+
+
+# -- owner references ----------------------------------------------------------------------
+
+
+def new_controller_ref(owner: dict[str, Any], api_version: str, kind: str) -> dict[str, Any]:
+    """An ownerReference naming `owner` as the controller (`metav1.NewControllerRef`).
+
+    `blockOwnerDeletion: true` makes a foreground deletion of the owner wait for this
+    object; `controller: true` says this owner manages it (at most one may)."""
+    return {"apiVersion": api_version, "kind": kind, "name": meta(owner)["name"],
+            "uid": meta(owner)["uid"], "controller": True, "blockOwnerDeletion": True}
+
+
+def is_controlled_by(obj: dict[str, Any], owner: dict[str, Any]) -> bool:
+    """Whether `owner` (by UID, not name) is `obj`'s controller (`metav1.IsControlledBy`)."""
+    ref = controller_of(obj)
+    return ref is not None and ref.get("uid") == meta(owner).get("uid")
+
+
+def selector_of(obj: dict[str, Any]) -> LabelSelector:
+    """`spec.selector` as a selector; a missing selector selects nothing."""
+    return label_selector_from_dict((obj.get("spec") or {}).get("selector"))
+
+
+class ControllerRefManager:
+    """Adopts and releases objects for one owner (controller_ref_manager.go's `ClaimObjects`).
+
+    A controller owns what carries its controllerRef. An orphan (no controller) that
+    its selector matches is adopted: the controllerRef is added, guarded by the orphan's
+    UID and resourceVersion. An object it controls that the selector no longer matches
+    is released: the controllerRef is removed. An owner being deleted adopts nothing.
+    `patch(obj, body)` sends a JSON merge patch to `obj` (the controller's own client).
+    """
+
+    def __init__(self, owner: dict[str, Any], selector: LabelSelector, api_version: str,
+                 kind: str, patch: Callable[[dict[str, Any], dict[str, Any]], Any]) -> None:
+        self.owner = owner
+        self.selector = selector
+        self.controller_ref = new_controller_ref(owner, api_version, kind)
+        self._patch = patch
+
+    def claim(self, objects: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The objects this owner controls after adopting and releasing."""
+        claimed = []
+        for obj in objects:
+            labels = meta(obj).get("labels") or {}
+            ref = controller_of(obj)
+            if ref is not None:
+                if ref.get("uid") != meta(self.owner)["uid"]:
+                    continue  # someone else's
+                if self.selector.matches(labels) or is_being_deleted(self.owner):
+                    claimed.append(obj)
+                else:
+                    self._release(obj)
+                continue
+            if (self.selector.matches(labels) and not is_being_deleted(self.owner)
+                    and not is_being_deleted(obj)):
+                adopted = self._adopt(obj)
+                if adopted is not None:
+                    claimed.append(adopted)
+        return claimed
+
+    def _adopt(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        refs = [*(meta(obj).get("ownerReferences") or []), self.controller_ref]
+        try:
+            return self._patch(obj, {"metadata": {
+                "ownerReferences": refs, "uid": meta(obj)["uid"],
+                "resourceVersion": meta(obj)["resourceVersion"]}})
+        except (NotFound, Conflict):
+            return None  # gone or changed meanwhile: the next sync looks again
+
+    def _release(self, obj: dict[str, Any]) -> None:
+        refs = [r for r in meta(obj).get("ownerReferences") or []
+                if r.get("uid") != meta(self.owner)["uid"]]
+        with contextlib.suppress(NotFound):
+            self._patch(obj, {"metadata": {"ownerReferences": refs or None,
+                                           "uid": meta(obj)["uid"]}})
+
+
+# -- expectations --------------------------------------------------------------------------
+
+
+@dataclass
+class _Expected:
+    adds: int
+    deletes: set[str]
+    since: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Expectations:
+    """What a controller waits to see in its cache after its own writes (client-go's
+    `UIDTrackingControllerExpectations`, in one small class).
+
+    Informer caches lag behind the server. Right after a ReplicaSet controller creates
+    three Pods its Pod cache may not hold them yet, and a second sync would create
+    three more. So before writing, the controller says what it expects
+    (`expect_creations(key, 3)`, `expect_deletions(key, pod_keys)`); the Pod event
+    handlers report what arrives (`creation_observed`, `deletion_observed`), and a sync
+    changes Pods only when `satisfied(key)`. After `timeout` clock seconds an
+    expectation lapses, so a lost event cannot wedge a controller forever.
+    """
+
+    def __init__(self, clock: Clock, timeout: float = 300.0) -> None:
+        self.clock = clock
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._items: dict[str, _Expected] = {}
+
+    def __repr__(self) -> str:
+        with self._lock:
+            pending = {k: (e.adds, len(e.deletes)) for k, e in self._items.items()
+                       if e.adds > 0 or e.deletes}
+        return f"Expectations(pending={pending})"
+
+    def expect_creations(self, key: str, adds: int) -> None:
+        """Expect `adds` new objects for `key` (replacing what was expected before)."""
+        with self._lock:
+            self._items[key] = _Expected(adds, set(), self.clock.now())
+
+    def expect_deletions(self, key: str, deleted_keys: Iterable[str]) -> None:
+        """Expect the objects with these cache keys ("ns/name") to go away."""
+        with self._lock:
+            self._items[key] = _Expected(0, set(deleted_keys), self.clock.now())
+
+    def creation_observed(self, key: str) -> None:
+        """One expected object arrived (or its create failed: it never will)."""
+        with self._lock:
+            item = self._items.get(key)
+            if item is not None and item.adds > 0:
+                item.adds -= 1
+
+    def deletion_observed(self, key: str, deleted_key: str) -> None:
+        """An object with cache key `deleted_key` went away (or its delete failed)."""
+        with self._lock:
+            item = self._items.get(key)
+            if item is not None:
+                item.deletes.discard(deleted_key)
+
+    def satisfied(self, key: str) -> bool:
+        """Nothing is pending for `key`, or what was pending has lapsed."""
+        with self._lock:
+            item = self._items.get(key)
+            if item is None or (item.adds <= 0 and not item.deletes):
+                return True
+            return self.clock.now() - item.since > self.timeout
+
+    def delete(self, key: str) -> None:
+        """Forget `key` (its owner is gone)."""
+        with self._lock:
+            self._items.pop(key, None)
+
+
+# -- conditions ------------------------------------------------------------------------------
+
+
+def get_condition(status: dict[str, Any], kind: str) -> dict[str, Any] | None:
+    """The condition of type `kind` in `status["conditions"]`, or None."""
+    for condition in status.get("conditions") or ():
+        if isinstance(condition, dict) and condition.get("type") == kind:
+            return condition
+    return None
+
+
+def set_condition(status: dict[str, Any], condition: dict[str, Any]) -> None:
+    """Put `condition` into `status` as deploymentutil's `SetDeploymentCondition` does:
+    nothing changes when status and reason are the same; lastTransitionTime is kept
+    while the status stays the same; a changed condition moves to the end."""
+    current = get_condition(status, condition["type"])
+    if current is not None and (current.get("status"), current.get("reason")) == (
+            condition.get("status"), condition.get("reason")):
+        return
+    condition = dict(condition)
+    if current is not None and current.get("status") == condition.get("status") \
+            and "lastTransitionTime" in condition:
+        condition["lastTransitionTime"] = current.get("lastTransitionTime",
+                                                      condition["lastTransitionTime"])
+    others = [c for c in status.get("conditions") or () if c.get("type") != condition["type"]]
+    status["conditions"] = [*others, condition]
+
+
+def remove_condition(status: dict[str, Any], kind: str) -> None:
+    """Drop the condition of type `kind` (and the list, when it ends up empty)."""
+    kept = [c for c in status.get("conditions") or () if c.get("type") != kind]
+    if kept:
+        status["conditions"] = kept
+    else:
+        status.pop("conditions", None)
+
+
+class ControllerError(KubenbError):
+    """A sync could not finish; the key is retried with backoff (the message says why)."""

@@ -1,0 +1,174 @@
+"""The simulated kubelet and scheduler over real HTTP: the Node at start, binding, the
+status a kubelet reports, pods that finish, graceful deletion on the clock, cordon."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from kubenb.clock import FakeClock
+from kubenb.cluster import Cluster
+from kubenb.controllers.kubelet import NODE_NAME, planned_run
+from kubenb.errors import KubenbError
+from tests.controllers.conftest import MakeCluster, eventually, gone, settle, step
+from tests.helpers import Kubectl, needs_kubectl, wait_until
+
+
+def pod(name: str, **spec: Any) -> dict[str, Any]:
+    return {"metadata": {"name": name}, "spec": {
+        "containers": [{"name": "app", "image": "nginx:1.27",
+                        "resources": {"requests": {"cpu": "10m"}}},
+                       {"name": "sidecar", "image": "ghcr.io/example/agent:2"}], **spec}}
+
+
+def get(cluster: Cluster, name: str) -> dict[str, Any]:
+    return dict(cluster.resource("pods").get(name))
+
+
+@pytest.fixture
+def slow(make_cluster: MakeCluster) -> Cluster:
+    """Only the kubelet, and containers take 2 clock seconds to start."""
+    return make_cluster(controllers={"kubelet"}, start_delay=2.0)
+
+
+def test_the_node_is_registered_at_start(slow: Cluster) -> None:
+    node = slow.resource("nodes").get(NODE_NAME)  # before any pod
+    ready = {c["type"]: c["status"] for c in node["status"]["conditions"]}
+    assert ready == {"MemoryPressure": "False", "DiskPressure": "False",
+                     "PIDPressure": "False", "Ready": "True"}
+    assert node["status"]["nodeInfo"]["kubeletVersion"] == "v1.32.0"
+
+
+def test_a_pod_is_bound_created_then_running(slow: Cluster, clock: FakeClock) -> None:
+    slow.resource("pods").create(pod("one"))
+    created = eventually(lambda: (lambda p: p if p["status"].get("startTime") else None)(
+        get(slow, "one")), "the kubelet to admit the pod")
+    assert created["spec"]["nodeName"] == NODE_NAME
+    status = created["status"]
+    assert status["phase"] == "Pending"
+    assert [c["state"] for c in status["containerStatuses"]] == [
+        {"waiting": {"reason": "ContainerCreating"}}] * 2
+    assert {c["type"]: c["status"] for c in status["conditions"]}["PodScheduled"] == "True"
+    assert status["qosClass"] == "Burstable"  # kept from the server
+    settle(slow)
+    step(clock, slow, 1.9)
+    settle(slow)
+    assert get(slow, "one")["status"]["phase"] == "Pending"
+    clock.step(0.1)
+    running = eventually(lambda: (lambda p: p if p["status"]["phase"] == "Running" else None)(
+        get(slow, "one")), "Running after start_delay")["status"]
+    assert {c["type"]: c["status"] for c in running["conditions"]} == {
+        "PodReadyToStartContainers": "True", "Initialized": "True", "Ready": "True",
+        "ContainersReady": "True", "PodScheduled": "True"}
+    assert running["hostIP"] == "172.18.0.2" and running["hostIPs"] == [{"ip": "172.18.0.2"}]
+    assert re.fullmatch(r"10\.244\.\d+\.\d+", running["podIP"])
+    containers = running["containerStatuses"]
+    assert [c["image"] for c in containers] == ["docker.io/library/nginx:1.27",
+                                                "ghcr.io/example/agent:2"]
+    for c in containers:
+        assert c["ready"] is True and c["started"] is True and c["restartCount"] == 0
+        assert "running" in c["state"] and c["containerID"].startswith("containerd://")
+
+
+def test_graceful_deletion_ends_when_the_grace_period_has_passed(
+        slow: Cluster, clock: FakeClock) -> None:
+    slow.resource("pods").create(pod("one", terminationGracePeriodSeconds=10))
+    step(clock, slow, 2)
+    eventually(lambda: get(slow, "one")["status"]["phase"] == "Running", "Running")
+    shown = slow.resource("pods").delete("one")
+    assert shown["metadata"]["deletionGracePeriodSeconds"] == 10
+    step(clock, slow, 9.5)
+    settle(slow)
+    assert get(slow, "one")["metadata"]["deletionTimestamp"]  # Terminating
+    clock.step(0.5)
+    wait_until(lambda: gone(slow, "pods", "one"), 10, "the kubelet to remove the pod")
+
+
+def test_stop_seconds_ends_it_sooner(make_cluster: MakeCluster, clock: FakeClock) -> None:
+    cluster = make_cluster(controllers={"kubelet"}, stop_seconds=1.0)
+    cluster.resource("pods").create(pod("one"))
+    eventually(lambda: get(cluster, "one")["status"]["phase"] == "Running", "Running")
+    cluster.resource("pods").delete("one")  # 30 s grace, but nginx stops at once
+    step(clock, cluster, 1)
+    wait_until(lambda: gone(cluster, "pods", "one"), 10, "the pod to go after 1 s")
+
+
+def test_a_cordoned_node_takes_no_pods(slow: Cluster, clock: FakeClock) -> None:
+    slow.resource("nodes").patch(NODE_NAME, {"spec": {"unschedulable": True}})
+    slow.resource("pods").create(pod("waiting"))
+    settle(slow)
+    assert "nodeName" not in get(slow, "waiting")["spec"]
+    slow.resource("nodes").patch(NODE_NAME, {"spec": {"unschedulable": False}})
+    eventually(lambda: get(slow, "waiting")["spec"].get("nodeName") == NODE_NAME, "bound")
+
+
+def test_pods_bound_elsewhere_or_for_another_scheduler_are_left_alone(slow: Cluster) -> None:
+    slow.resource("pods").create(pod("elsewhere", nodeName="worker-9"))
+    slow.resource("pods").create(pod("custom", schedulerName="my-scheduler"))
+    settle(slow)
+    assert get(slow, "elsewhere")["status"] == {"phase": "Pending", "qosClass": "Burstable"}
+    assert "nodeName" not in get(slow, "custom")["spec"]
+
+
+def test_pods_that_do_not_restart_finish(slow: Cluster, clock: FakeClock) -> None:
+    slow.resource("pods").create(pod("ok", restartPolicy="Never"))
+    slow.resource("pods").create({"metadata": {"name": "bad", "annotations": {
+        "kubenb.io/exit-code": "2", "kubenb.io/run-seconds": "3"}}, "spec": {
+        "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}})
+    step(clock, slow, 2)
+    eventually(lambda: get(slow, "ok")["status"]["phase"] == "Running", "Running")
+    step(clock, slow, 1)  # run_seconds: 1
+    done = eventually(lambda: (lambda p: p if p["status"]["phase"] == "Succeeded" else None)(
+        get(slow, "ok")), "Succeeded")
+    state = done["status"]["containerStatuses"][0]["state"]["terminated"]
+    assert (state["exitCode"], state["reason"]) == (0, "Completed")
+    step(clock, slow, 2)
+    bad = eventually(lambda: (lambda p: p if p["status"]["phase"] == "Failed" else None)(
+        get(slow, "bad")), "Failed after 3 s")
+    assert bad["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 2
+    slow.resource("pods").delete("ok")  # a finished pod goes at once
+    assert gone(slow, "pods", "ok")
+
+
+def test_run_time_and_exit_code_come_from_the_command() -> None:
+    def of(*command: str, **annotations: str) -> tuple[float, int]:
+        return planned_run({"metadata": {"annotations": annotations}, "spec": {"containers": [
+            {"command": list(command)}]}}, 1.0)
+
+    assert of("sh", "-c", "sleep 30; exit 4") == (30.0, 4)
+    assert of("perl", "-Mbignum=bpi", "-wle", "print bpi(2000)") == (1.0, 0)
+    assert of("sleep", "2.5") == (2.5, 0)
+    assert of("sh", "-c", "exit 1", **{"kubenb.io/run-seconds": "7"}) == (7.0, 1)
+    with pytest.raises(KubenbError, match=r"kubenb\.io/exit-code"):
+        of(**{"kubenb.io/exit-code": "boom"})
+
+
+def test_seeded_running_pods_are_left_running(make_cluster: MakeCluster) -> None:
+    cluster = make_cluster(controllers={"kubelet"})
+    assert cluster.server is not None
+    names = cluster.server.seed_objects(3, seed=2)
+    settle(cluster)
+    assert {get(cluster, n)["status"]["phase"] for n in names} == {"Running"}
+    assert len(cluster.resource("nodes").list()["items"]) == 1  # the kubelet's own
+
+
+@needs_kubectl
+def test_kubectl_delete_pod_waits_for_the_kubelet(slow: Cluster, clock: FakeClock,
+                                                  tmp_path: Any) -> None:
+    assert slow.server is not None
+    kubectl = Kubectl(slow.server.kubeconfig_path, tmp_path)
+    slow.resource("pods").create(pod("one"))
+    step(clock, slow, 2)
+    eventually(lambda: get(slow, "one")["status"]["phase"] == "Running", "Running")
+    deleting = kubectl.popen("delete", "pod", "one", "--grace-period=20")
+    eventually(lambda: get(slow, "one")["metadata"].get("deletionGracePeriodSeconds") == 20,
+               "the graceful delete")
+    table = kubectl("get", "pod", "one").stdout
+    assert "Terminating" in table
+    assert deleting.poll() is None
+    step(clock, slow, 20)
+    out, err = deleting.communicate(timeout=30)
+    assert deleting.returncode == 0, err
+    assert 'pod "one" deleted' in out
