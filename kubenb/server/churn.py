@@ -1,11 +1,14 @@
-"""Churn: a seeded stream of creates, updates and deletes, plus a toy scheduler + kubelet.
+"""Churn: a seeded stream of creates, updates and deletes; `seed_objects` for a quick start.
 
 Demos and benchmarks need a cluster that moves. `Churn` writes through the server's own
 Registry (in-process, no HTTP), so every operation is a normal write with a normal
-watch event. The same seed gives the same operations (names, order, choices). In
-"kubelet" mode Pending pods are bound to a node and, a clock-driven delay later, get
-the status a real kubelet reports (Running, Ready, containerStatuses, IPs).
-`seed_objects` fills a server with realistic objects fast.
+watch event. The same seed gives the same operations (names, order, choices).
+`seed_objects` fills a server with realistic objects fast; its pods are born bound and
+Running, as if restored from a snapshot of a running cluster.
+
+Nothing here runs pods: that is the kubelet's job, a controller of its own
+(`kubenb.controllers.Kubelet`) that `kubenb.embedded()` and `python -m kubenb serve`
+start beside the server.
 """
 
 from __future__ import annotations
@@ -189,7 +192,7 @@ def _rtype(registry: Registry, resource: str) -> ResourceType:
     return rtype
 
 
-# -- the toy scheduler + kubelet ----------------------------------------------------------
+# -- what seeded pods look like: bound to a node, Running -------------------------------
 
 
 def _image_ref(image: str) -> str:
@@ -279,135 +282,6 @@ def running_status(pod: dict[str, Any], host_ip: str, pod_ip: str,
     return status
 
 
-@dataclass
-class _Pending:
-    uid: str
-    due: float
-    stage: str  # "schedule" (bind to a node) or "start" (report Running)
-    scheduled_at: str | None = None
-
-
-class Kubelet:
-    """Binds Pending pods to nodes, then reports them Running after `delay` clock seconds.
-
-    Every write goes through the Registry: the binding as an update of spec.nodeName
-    (pods have no generation), the status through the /status path."""
-
-    def __init__(self, registry: Registry, clock: Clock, delay: float = 1.0,
-                 scan_interval: float = 1.0) -> None:
-        self._registry = registry
-        self._clock = clock
-        self.delay = delay
-        self.scan_interval = scan_interval
-        self._pods = _rtype(registry, "pods")
-        self._pending: dict[tuple[str, str], _Pending] = {}
-        self._next_scan = clock.now()
-        self._ips = 0
-        self._round_robin = 0
-        self.counts: Counter[str] = Counter()
-
-    def watch_pod(self, pod: dict[str, Any]) -> None:
-        """Track a pod just created (no need to wait for the next scan)."""
-        meta = pod["metadata"]
-        stage = "start" if (pod.get("spec") or {}).get("nodeName") else "schedule"
-        due = self._clock.now() + (self.delay if stage == "start" else 0.0)
-        self._pending[(meta["namespace"], meta["name"])] = _Pending(meta["uid"], due, stage)
-
-    def run_now(self, pod: dict[str, Any]) -> None:
-        """Bind and start one pod at once, without waiting for the delay."""
-        self.watch_pod(pod)
-        key = (pod["metadata"]["namespace"], pod["metadata"]["name"])
-        while key in self._pending:
-            self._advance(key, self._pending[key], self._clock.now())
-
-    def next_due(self) -> float:
-        """The clock time at which `tick()` has something to do."""
-        dues = [p.due for p in self._pending.values()]
-        return min([self._next_scan, *dues])
-
-    def tick(self) -> int:
-        """Do every transition that is due now; returns how many writes were made."""
-        now = self._clock.now()
-        if now >= self._next_scan:
-            self._scan()
-            self._next_scan = now + self.scan_interval
-        done = 0
-        for key, entry in sorted(self._pending.items(), key=lambda kv: (kv[1].due, kv[0])):
-            if entry.due > now:
-                continue
-            try:
-                done += self._advance(key, entry, now)
-            except Exception as exc:  # give up on this pod; never spin on it
-                self.counts["errors"] += 1
-                log.debug("kubenb kubelet: %s/%s: %s", key[0], key[1], exc,
-                          exc_info=not isinstance(exc, errors.StatusError))
-                self._pending.pop(key, None)
-        return done
-
-    def _scan(self) -> None:
-        for pod in self._registry.storage.list(self._pods.key, None)[0]:
-            meta = pod["metadata"]
-            key = (meta.get("namespace", ""), meta["name"])
-            if (key not in self._pending and not meta.get("deletionTimestamp")
-                    and (pod.get("status") or {}).get("phase") == "Pending"):
-                self.watch_pod(pod)
-
-    def _current(self, key: tuple[str, str], entry: _Pending) -> dict[str, Any] | None:
-        pod = self._registry.storage.get(self._pods.key, *key)
-        if (pod is None or pod["metadata"]["uid"] != entry.uid
-                or pod["metadata"].get("deletionTimestamp")
-                or (pod.get("status") or {}).get("phase") != "Pending"):
-            self._pending.pop(key, None)
-            return None
-        return pod
-
-    def _advance(self, key: tuple[str, str], entry: _Pending, now: float) -> int:
-        with self._registry.storage.lock:
-            pod = self._current(key, entry)
-            if pod is None:
-                return 0
-            if entry.stage == "schedule":
-                node = (pod.get("spec") or {}).get("nodeName") or self._pick_node()
-                self._registry.patch(self._pods, key[0], key[1], MERGE_PATCH,
-                                     {"spec": {"nodeName": node}})
-                entry.stage, entry.due = "start", now + self.delay
-                entry.scheduled_at = now_rfc3339()
-                self.counts["scheduled"] += 1
-                return 1
-            node = self._registry.storage.get("nodes", "", pod["spec"]["nodeName"])
-            status = running_status(pod, self._host_ip(node), self._next_pod_ip(),
-                                    entry.scheduled_at)
-            self._registry.patch(self._pods, key[0], key[1], MERGE_PATCH, {"status": status},
-                                 subresource="status")
-            self._pending.pop(key, None)
-            self.counts["started"] += 1
-            return 1
-
-    def _pick_node(self) -> str:
-        nodes = [n for n in self._registry.storage.list("nodes", None)[0]
-                 if not (n.get("spec") or {}).get("unschedulable")]
-        if not nodes:
-            node_type = self._registry.types.lookup("", "v1", "nodes")
-            assert node_type is not None
-            if self._registry.storage.get("nodes", "", NODE_NAME) is None:
-                self._registry.create(node_type, "", node_body())
-            return NODE_NAME
-        self._round_robin += 1
-        return str(nodes[(self._round_robin - 1) % len(nodes)]["metadata"]["name"])
-
-    @staticmethod
-    def _host_ip(node: dict[str, Any] | None) -> str:
-        for address in ((node or {}).get("status") or {}).get("addresses") or []:
-            if address.get("type") == "InternalIP":
-                return str(address.get("address"))
-        return "172.18.0.2"
-
-    def _next_pod_ip(self) -> str:
-        self._ips += 1
-        n = self._ips
-        return f"10.244.{(n // 254) % 256}.{n % 254 + 1}"
-
-
 # -- the churn generator ------------------------------------------------------------------
 
 
@@ -415,15 +289,16 @@ class Churn:
     """Creates, updates and deletes objects at `rate` per second, repeatably from `seed`.
 
     `start()`/`stop()` run it on a `kubenb-churn` thread, paced by `clock`; `run(n)`
-    makes exactly n operations now, on the caller's thread. With `kubelet=True` the
-    thread also moves Pending pods to Running (`tick()` does that step by hand).
+    makes exactly n operations now, on the caller's thread. Deletes are immediate
+    (gracePeriodSeconds=0, like `kubectl delete --now`), so a churned pod never waits
+    for a kubelet to stop it.
     """
 
     def __init__(self, registry: Registry, rate: float = 100.0,
                  kinds: Sequence[str] = ("configmaps", "pods"),
                  namespaces: Sequence[str] = ("default",), seed: int = 0,
-                 max_objects: int = 200, kubelet: bool = True, kubelet_delay: float = 1.0,
-                 clock: Clock | None = None, journal_size: int = 10_000) -> None:
+                 max_objects: int = 200, clock: Clock | None = None,
+                 journal_size: int = 10_000) -> None:
         if isinstance(kinds, str):
             kinds = (kinds,)
         if isinstance(namespaces, str):
@@ -436,8 +311,6 @@ class Churn:
             raise ChurnConfigError(f"churn(rate={rate!r}): must be >= 0 operations/second")
         if max_objects < 1:
             raise ChurnConfigError(f"churn(max_objects={max_objects!r}): must be >= 1")
-        if kubelet_delay < 0:
-            raise ChurnConfigError(f"churn(kubelet_delay={kubelet_delay!r}): must be >= 0")
         self._registry = registry
         self._types = {k: _rtype(registry, k) for k in kinds}
         self.kinds = tuple(kinds)
@@ -453,7 +326,6 @@ class Churn:
         self._done = 0
         self._counts: Counter[str] = Counter()
         self.journal: deque[ChurnOp] = deque(maxlen=journal_size)
-        self.kubelet = Kubelet(registry, self._clock, kubelet_delay) if kubelet else None
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -468,16 +340,10 @@ class Churn:
 
     @property
     def ops(self) -> dict[str, int]:
-        """Operations made so far: create/update/delete, plus the kubelet's
-        scheduled/started and any errors."""
+        """Operations made so far: create/update/delete, and errors."""
         with self._lock:
-            out = {"create": self._counts["create"], "update": self._counts["update"],
-                   "delete": self._counts["delete"], "errors": self._counts["errors"]}
-            if self.kubelet is not None:
-                out["scheduled"] = self.kubelet.counts["scheduled"]
-                out["started"] = self.kubelet.counts["started"]
-                out["errors"] += self.kubelet.counts["errors"]
-            return out
+            return {"create": self._counts["create"], "update": self._counts["update"],
+                    "delete": self._counts["delete"], "errors": self._counts["errors"]}
 
     @property
     def running(self) -> bool:
@@ -487,15 +353,8 @@ class Churn:
     # -- synchronous use -----------------------------------------------------------
 
     def run(self, n_ops: int) -> list[ChurnOp]:
-        """Make exactly `n_ops` operations now (no pacing, no kubelet step); returns them."""
+        """Make exactly `n_ops` operations now (no pacing); returns them."""
         return [self.step() for _ in range(n_ops)]
-
-    def tick(self) -> int:
-        """One kubelet step: bind and start the pods that are due on the clock."""
-        if self.kubelet is None:
-            return 0
-        with self._lock:
-            return self.kubelet.tick()
 
     def step(self) -> ChurnOp:
         """Make one operation (the next in the seeded sequence)."""
@@ -546,15 +405,13 @@ class Churn:
                 break
         body["metadata"]["name"] = name
         try:
-            obj = self._registry.create(rtype, namespace, body)
+            self._registry.create(rtype, namespace, body)
         except errors.StatusError as exc:
             if exc.code != 404:
                 raise
             self._registry.ensure_namespace(namespace)  # deleted under us: bring it back
-            obj = self._registry.create(rtype, namespace, body)
+            self._registry.create(rtype, namespace, body)
         self._pools[(kind, namespace)].append(name)
-        if kind == "pods" and self.kubelet is not None:
-            self.kubelet.watch_pod(obj)
         return self._record("create", kind, namespace, name)
 
     def _update(self, kind: str, namespace: str, pool: list[str], index: int) -> ChurnOp:
@@ -565,7 +422,7 @@ class Churn:
 
     def _delete(self, kind: str, namespace: str, pool: list[str], index: int) -> ChurnOp:
         name = pool[index]
-        self._registry.delete(self._types[kind], namespace, name, {})
+        self._registry.delete(self._types[kind], namespace, name, {"gracePeriodSeconds": 0})
         pool.pop(index)
         return self._record("delete", kind, namespace, name)
 
@@ -610,11 +467,7 @@ class Churn:
                     next_op += 1.0 / rate
             else:
                 next_op = now + 1.0  # paused: look again at the rate in a second
-            wake = next_op
-            if self.kubelet is not None:
-                self._safely(self.tick)
-                wake = min(wake, self.kubelet.next_due())
-            clock.wait_event(self._stop, max(wake - clock.now(), 0.001))
+            clock.wait_event(self._stop, max(next_op - clock.now(), 0.001))
 
     def _safely(self, action: Any) -> None:
         """Run one step on the thread; a failure is counted and logged, never fatal."""
@@ -641,7 +494,7 @@ def seed_objects(registry: Registry, n: int, kind: str = "pods", namespace: str 
     rtype = _rtype(registry, kind)
     registry.ensure_namespace(namespace)
     rng = random.Random(seed)
-    kubelet = Kubelet(registry, RealClock(), delay=0.0) if kind == "pods" and running else None
+    node = _seed_node(registry) if kind == "pods" and running else None
     template_hash = {app: _token(rng, 10) for app in _APPS}  # one "ReplicaSet" per app
     names: list[str] = []
     for _ in range(n):
@@ -658,7 +511,32 @@ def seed_objects(registry: Registry, n: int, kind: str = "pods", namespace: str 
             name = f"{app}-{suffix}-{_token(rng, 3)}"
         body["metadata"]["name"] = name
         obj = registry.create(rtype, namespace, body)
-        if kubelet is not None:
-            kubelet.run_now(obj)
+        if node is not None:
+            _born_running(registry, rtype, obj, node, len(names) + 1)
         names.append(name)
     return names
+
+
+def _seed_node(registry: Registry) -> dict[str, Any]:
+    """The node seeded pods run on: an existing schedulable one, else `kubenb-node-1`."""
+    nodes = [n for n in registry.storage.list("nodes", None)[0]
+             if not (n.get("spec") or {}).get("unschedulable")]
+    if nodes:
+        return nodes[0]
+    node_type = registry.types.lookup("", "v1", "nodes")
+    assert node_type is not None
+    return registry.create(node_type, "", node_body())
+
+
+def _born_running(registry: Registry, pods: ResourceType, pod: dict[str, Any],
+                  node: dict[str, Any], n: int) -> None:
+    """Bind `pod` to `node` and give it a Running status, as a snapshot of a running
+    cluster would hold it (no kubelet involved)."""
+    meta = pod["metadata"]
+    host_ip = next((a.get("address") for a in (node.get("status") or {}).get("addresses") or []
+                    if a.get("type") == "InternalIP"), "172.18.0.2")
+    bound = registry.patch(pods, meta["namespace"], meta["name"], MERGE_PATCH,
+                           {"spec": {"nodeName": node["metadata"]["name"]}})
+    status = running_status(bound, str(host_ip), f"10.244.{1 + n // 254}.{n % 254 + 1}")
+    registry.patch(pods, meta["namespace"], meta["name"], MERGE_PATCH, {"status": status},
+                   subresource="status")

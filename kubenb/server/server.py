@@ -215,13 +215,12 @@ class EmbeddedServer:
 
     def churn(self, rate: float = 100.0, kinds: Sequence[str] = ("configmaps", "pods"),
               namespaces: Sequence[str] = ("default",), seed: int = 0,
-              max_objects: int = 200, kubelet: bool = True, kubelet_delay: float = 1.0,
-              clock: Clock | None = None) -> Churn:
+              max_objects: int = 200, clock: Clock | None = None) -> Churn:
         """A churn generator over this server's objects (not started: call `start()`, use
-        it as a context manager, or `run(n)`). `stop()` of the server stops it too."""
+        it as a context manager, or `run(n)`). `stop()` of the server stops it too.
+        Pods it makes run only if a kubelet runs (`kubenb.embedded()` starts one)."""
         churn = Churn(self.registry, rate=rate, kinds=kinds, namespaces=namespaces,
-                      seed=seed, max_objects=max_objects, kubelet=kubelet,
-                      kubelet_delay=kubelet_delay, clock=clock)
+                      seed=seed, max_objects=max_objects, clock=clock)
         with self._lock:
             self._churns.append(churn)
         return churn

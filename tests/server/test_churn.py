@@ -1,4 +1,5 @@
-"""The churn generator, its kubelet mode and seed_objects, seen over real HTTP."""
+"""The churn generator and seed_objects, seen over real HTTP (the kubelet that runs churned
+pods is a controller: tests/controllers/test_kubelet.py)."""
 
 from __future__ import annotations
 
@@ -37,9 +38,9 @@ def test_same_seed_same_operations_on_two_servers() -> None:
     kinds = ("configmaps", "pods", "secrets", "services", "deployments")
     with EmbeddedServer() as one, EmbeddedServer() as two:
         first = one.churn(kinds=kinds, namespaces=("default", "team-a"), seed=42,
-                          max_objects=40, kubelet=False).run(300)
+                          max_objects=40).run(300)
         second = two.churn(kinds=kinds, namespaces=("default", "team-a"), seed=42,
-                           max_objects=40, kubelet=False).run(300)
+                           max_objects=40).run(300)
         assert first == second
         assert _state(one) == _state(two)
         assert {op.op for op in first} == {"create", "update", "delete"}
@@ -47,12 +48,12 @@ def test_same_seed_same_operations_on_two_servers() -> None:
         assert {op.namespace for op in first} == {"default", "team-a"}
         assert sum(1 for _ in _state(one)) <= 40  # max_objects holds
     with EmbeddedServer() as three:
-        other = three.churn(kinds=kinds, seed=43, kubelet=False).run(300)
+        other = three.churn(kinds=kinds, seed=43).run(300)
         assert other != first
 
 
 def test_ops_counters_journal_and_watch_events_agree(server: EmbeddedServer, api: Api) -> None:
-    churn = server.churn(kinds=("configmaps",), seed=3, max_objects=5, kubelet=False)
+    churn = server.churn(kinds=("configmaps",), seed=3, max_objects=5)
     rv = server.storage.resource_version
     done = churn.run(30)
     assert list(churn.journal) == done
@@ -77,7 +78,7 @@ def test_ops_counters_journal_and_watch_events_agree(server: EmbeddedServer, api
 def test_rate_is_paced_by_the_clock_without_sleeping(server: EmbeddedServer) -> None:
     before = set(threading.enumerate())
     clock = FakeClock()
-    churn = server.churn(rate=4, kinds=("configmaps",), kubelet=False, clock=clock)
+    churn = server.churn(rate=4, kinds=("configmaps",), clock=clock)
 
     def total() -> int:
         ops = churn.ops
@@ -100,72 +101,22 @@ def test_rate_is_paced_by_the_clock_without_sleeping(server: EmbeddedServer) -> 
     assert_no_new_threads(before)
 
 
-def test_kubelet_moves_pods_pending_to_running(server: EmbeddedServer, api: Api) -> None:
-    clock = FakeClock()
-    churn = server.churn(kinds=("pods",), seed=1, kubelet=True, kubelet_delay=2.0,
-                         clock=clock)
-    churn.run(6)
-    names = {p["metadata"]["name"] for p in api.get(PODS).json()["items"]}
-    assert names and all(p["status"]["phase"] == "Pending"
-                         for p in api.get(PODS).json()["items"])
-    assert churn.tick() == len(names)  # the scheduler binds each one
-    node = api.get(f"/api/v1/nodes/{NODE_NAME}").json()  # made, as none existed
-    assert {c["type"]: c["status"] for c in node["status"]["conditions"]}["Ready"] == "True"
-    pods = api.get(PODS).json()["items"]
-    assert {p["spec"]["nodeName"] for p in pods} == {NODE_NAME}
-    assert {p["status"]["phase"] for p in pods} == {"Pending"}
-    clock.step(1.9)
-    assert churn.tick() == 0
-    clock.step(0.1)
-    assert churn.tick() == len(names)
-    running = api.get(PODS, params={"fieldSelector": "status.phase=Running"}).json()["items"]
-    assert {p["metadata"]["name"] for p in running} == names
-    pod = running[0]
-    status = pod["status"]
-    assert "generation" not in pod["metadata"]
-    assert {c["type"]: c["status"] for c in status["conditions"]} == {
-        "PodReadyToStartContainers": "True", "Initialized": "True", "Ready": "True",
-        "ContainersReady": "True", "PodScheduled": "True"}
-    assert status["hostIP"] == "172.18.0.2" and status["hostIPs"] == [{"ip": "172.18.0.2"}]
-    assert re.fullmatch(r"10\.244\.\d+\.\d+", status["podIP"])
-    assert status["startTime"] and status["qosClass"] == "Burstable"
-    containers = status["containerStatuses"]
-    assert [c["name"] for c in containers] == [c["name"] for c in pod["spec"]["containers"]]
-    for c in containers:
-        assert c["ready"] is True and c["started"] is True and c["restartCount"] == 0
-        assert "running" in c["state"] and c["containerID"].startswith("containerd://")
-    assert len({p["status"]["podIP"] for p in running}) == len(running)
-    assert churn.ops["scheduled"] == churn.ops["started"] == len(names)
-
-
-def test_kubelet_also_runs_pods_created_by_users(server: EmbeddedServer, api: Api) -> None:
-    clock = FakeClock()
-    churn = server.churn(kinds=("configmaps",), kubelet=True, kubelet_delay=1.0, clock=clock)
-    api.post("/api/v1/nodes", {"metadata": {"name": "worker-a"}, "status": {
-        "addresses": [{"type": "InternalIP", "address": "192.168.5.7"}]}})
-    api.post(PODS, {"metadata": {"name": "mine"}, "spec": {"containers": [
-        {"name": "c", "image": "example.com/team/app:1"}]}})
-    churn.tick()  # the first scan finds it and binds it to the existing node
-    assert api.get(f"{PODS}/mine").json()["spec"]["nodeName"] == "worker-a"
-    assert api.get(f"/api/v1/nodes/{NODE_NAME}").status_code == 404  # a node existed
-    clock.step(1.0)
-    churn.tick()
-    pod = api.get(f"{PODS}/mine").json()
-    assert pod["status"]["phase"] == "Running" and pod["status"]["hostIP"] == "192.168.5.7"
-    assert pod["status"]["containerStatuses"][0]["image"] == "example.com/team/app:1"
-    assert pod["status"]["qosClass"] == "BestEffort"
-
-
-def test_kubelet_runs_in_the_background_thread(server: EmbeddedServer, api: Api) -> None:
-    clock = FakeClock()
-    with server.churn(rate=4, kinds=("pods",), kubelet=True, kubelet_delay=1.0,
-                      clock=clock) as churn:
-        wait_until(clock.has_waiters, what="churn to wait on the clock")
-        wait_until(lambda: churn.ops["scheduled"] >= 1, what="the first pod to be bound")
-        clock.step(1.0)
-        wait_until(lambda: churn.ops["started"] >= 1, what="the first pod to run")
-    running = api.get(PODS, params={"fieldSelector": "status.phase=Running"}).json()["items"]
-    assert running
+def test_churned_pods_are_deleted_at_once_even_when_bound(server: EmbeddedServer,
+                                                         api: Api) -> None:
+    """Churn deletes with gracePeriodSeconds=0: its pods never wait for a kubelet."""
+    churn = server.churn(kinds=("pods",), seed=4, max_objects=3)
+    done = []
+    for _ in range(40):
+        for item in api.get(PODS).json()["items"]:  # as if a scheduler had bound them
+            if not item["spec"].get("nodeName"):
+                api.patch(f"{PODS}/{item['metadata']['name']}",
+                          {"spec": {"nodeName": NODE_NAME}})
+        done.append(churn.step())
+    deleted = {op.name for op in done if op.op == "delete"}
+    assert deleted
+    left = {p["metadata"]["name"] for p in api.get(PODS).json()["items"]}
+    assert not deleted & left  # names are never reused: a deleted pod is gone
+    assert all(not p["metadata"].get("deletionTimestamp") for p in api.get(PODS).json()["items"])
 
 
 def test_seed_objects_makes_realistic_running_pods(server: EmbeddedServer, api: Api) -> None:
@@ -195,7 +146,7 @@ def test_seed_objects_makes_realistic_running_pods(server: EmbeddedServer, api: 
 def test_server_stop_stops_a_running_churn() -> None:
     before = set(threading.enumerate())
     srv = EmbeddedServer().start()
-    churn = srv.churn(rate=1000, kinds=("configmaps",), kubelet=False).start()
+    churn = srv.churn(rate=1000, kinds=("configmaps",)).start()
     wait_until(lambda: churn.ops["create"] > 0, what="churn to make something")
     srv.stop()
     assert not churn.running
@@ -204,7 +155,7 @@ def test_server_stop_stops_a_running_churn() -> None:
 
 def test_churn_keeps_going_when_a_user_deletes_its_objects(server: EmbeddedServer,
                                                            api: Api) -> None:
-    churn = server.churn(kinds=("configmaps",), seed=5, max_objects=3, kubelet=False)
+    churn = server.churn(kinds=("configmaps",), seed=5, max_objects=3)
     churn.run(10)
     api.delete("/api/v1/namespaces/default/configmaps")
     done = churn.run(10)
