@@ -90,8 +90,9 @@ def _run_workqueue(items: int, workers: int) -> None:
 
 
 def _cluster_with_foos(n: int) -> Any:
-    """An embedded server serving the Foo CRD, with `n` Foos (replicas 1-3) in it."""
-    cluster = kubenb.embedded()
+    """An embedded server serving the Foo CRD, with `n` Foos (replicas 1-3) in it; bare
+    (no cluster controllers): the DeploymentSimulator writes the Deployments' status."""
+    cluster = kubenb.embedded(controllers=False)
     install_foo_crd(cluster)
     foos = cluster.clientset.samplecontroller_v1alpha1().foos("default")
     for i in range(n):

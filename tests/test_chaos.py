@@ -1,6 +1,6 @@
 """Convergence under chaos: informers over real HTTP while the server churns and misbehaves.
 
-For each seed: churn creates, updates and deletes configmaps and pods (kubelet mode on)
+For each seed: churn creates, updates and deletes configmaps and pods
 at well over 500 operations/s, in bursts. Between bursts the server drops every watch,
 compacts its history (so resumes get 410 and the Reflector relists), fails a fraction of
 list calls with 500 and adds latency. Then the churn stops, the faults are cleared,
@@ -124,8 +124,7 @@ def test_informers_converge_under_churn_and_faults(seed: int) -> None:
         backoff=ExponentialBackoff(initial=0.05, cap=0.4, rand=random.Random(seed)))
     handlers: dict[str, RecordingHandler] = {}
     try:
-        churn = server.churn(rate=0, kinds=KINDS, seed=seed, max_objects=40,
-                             kubelet_delay=0.0)
+        churn = server.churn(rate=0, kinds=KINDS, seed=seed, max_objects=40)
         churn.run(30)  # some objects exist before the informers start
         informers = {}
         for kind in KINDS:

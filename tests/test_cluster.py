@@ -62,7 +62,8 @@ def test_a_sync_that_cannot_finish_says_why() -> None:
 
 
 def test_cluster_frame_is_a_live_dataframe_closed_with_the_cluster() -> None:
-    with kubenb.embedded() as cluster:
+    # The kubelet stops a deleted pod's containers at once (not after its grace period).
+    with kubenb.embedded(kubelet={"stop_seconds": 0}) as cluster:
         cluster.server.seed_objects(3, kind="pods", namespace="default")
         frame = cluster.frame("pods", progress=False)
         wait_until(lambda: len(frame.df) == 3, what="the frame to show 3 pods")

@@ -54,7 +54,8 @@ def keyed(items: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def test_informers_end_equal_to_kubectl_get() -> None:
-    with kubenb.embedded() as cluster:
+    # A bare server: controllers would keep writing the Deployment's status meanwhile.
+    with kubenb.embedded(controllers=False) as cluster:
         kubectl = Kubectl(cluster.server.kubeconfig_path)
         configmaps = cluster.informer("configmaps")
         deployments = cluster.informer("deployments")

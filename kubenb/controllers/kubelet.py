@@ -35,7 +35,7 @@ from kubenb.cache.keys import split_meta_namespace_key
 from kubenb.clock import Clock, RealClock
 from kubenb.controller.runner import Controller, Result
 from kubenb.controllers.controller_utils import get_condition, is_being_deleted, meta, now_rfc3339
-from kubenb.errors import AlreadyExists, KubenbError, NotFound
+from kubenb.errors import AlreadyExists, Conflict, KubenbError, NotFound
 
 __all__ = ["NODE_NAME", "Kubelet", "node_body"]
 
@@ -293,6 +293,14 @@ class Kubelet:
         except NotFound:
             self._forget(key)
             return None
+        try:
+            return self._sync(key, pod)
+        except NotFound:  # deleted meanwhile: its delete event comes next
+            return None
+        except Conflict:  # a pod of the same name, not the one we looked at
+            return Result(requeue=True)
+
+    def _sync(self, key: str, pod: dict[str, Any]) -> Result | None:
         spec, status = pod.get("spec") or {}, pod.get("status") or {}
         if is_being_deleted(pod):
             return self.terminate(key, pod) if spec.get("nodeName") else None

@@ -139,6 +139,8 @@ BODIES: dict[str, Any] = {
     "StatefulSet": lambda name: _workload("StatefulSet", {}),
     "CustomResourceDefinition": _crd_body,
     "Lease": lambda name: {"spec": {"holderIdentity": "me", "leaseDurationSeconds": 15}},
+    "Job": lambda name: {"spec": {"template": {"spec": {
+        "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}},
 }
 
 # A status change each kind keeps through its /status subresource.
@@ -151,6 +153,7 @@ STATUS: dict[str, Any] = {
     "Deployment": lambda old: {"observedGeneration": 1, "replicas": 2},
     "ReplicaSet": lambda old: {"observedGeneration": 1, "replicas": 2},
     "StatefulSet": lambda old: {"observedGeneration": 1, "replicas": 2},
+    "Job": lambda old: {"active": 1, "startTime": "2024-01-01T00:00:00Z"},
     "CustomResourceDefinition": lambda old: {"conditions": [
         *(old.get("conditions") or []),
         {"type": "Tested", "status": "True", "reason": "Typed", "message": "m",

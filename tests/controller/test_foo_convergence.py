@@ -70,15 +70,16 @@ class Env:
 @contextmanager
 def foo_env(seed: int = 0, *, pods: bool = True) -> Iterator[Env]:
     clock = FakeClock()
-    with kubenb.embedded() as cluster:
+    # A bare server but for the kubelet: the DeploymentSimulator stands in for the rest.
+    with kubenb.embedded(controllers={"kubelet"}, clock=clock,
+                         kubelet={"stop_seconds": 0}) as cluster:
         # Informers on the FakeClock too: a Reflector's backoff after a dropped watch is
         # stepped like every other timer instead of slept in real time.
         cluster.factory = SharedInformerFactory(cluster.dynamic, clock=clock)
         foo = new_foo_controller(cluster, clock=clock)
         sim = DeploymentSimulator(cluster, clock=clock, pods=pods)
         churn = cluster.server.churn(rate=0, kinds=("configmaps", "pods"), seed=seed,
-                                     max_objects=30, kubelet=True, kubelet_delay=1.0,
-                                     clock=clock)
+                                     max_objects=30, clock=clock)
         try:
             yield Env(cluster, clock, foo, sim, churn)
         finally:
@@ -127,7 +128,6 @@ def step(env: Env, n: int = 1) -> None:
     """Let `n` seconds pass on the FakeClock: backoffs fall due, the kubelet acts."""
     for _ in range(n):
         env.clock.step(1.0)
-        env.churn.tick()
 
 
 def converge(env: Env, timeout: float = 15.0) -> None:

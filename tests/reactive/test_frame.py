@@ -77,17 +77,19 @@ def test_liveframe_equals_the_informer_cache_after_churn(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_liveframe_equals_the_cache_over_http_with_the_embedded_server(seed: int) -> None:
-    with kubenb.embedded() as cluster:
+    clock = FakeClock()
+    with kubenb.embedded(controllers={"kubelet"}, clock=clock) as cluster:
         cluster.server.seed_objects(30, seed=seed)
         informer = cluster.informer("pods")
         frame = LiveFrame(informer, kind="Pod", with_namespace=True, extra_columns=EXTRA,
                           now=lambda: NOW)
         try:
-            generator = cluster.server.churn(kinds=("pods",), seed=seed, max_objects=60,
-                                             kubelet_delay=0.0)
+            generator = cluster.server.churn(kinds=("pods",), seed=seed, max_objects=60)
             for _ in range(4):
                 generator.run(40)
-                generator.tick()  # the toy kubelet starts what was scheduled
+                cluster.controllers.wait_idle()  # the kubelet bound what was made
+                clock.step(1.0)  # and starts it now
+            cluster.controllers.wait_idle()
             pods = cluster.resource("pods").list()
             want = {p["metadata"]["name"]: p["metadata"]["resourceVersion"]
                     for p in pods["items"]}

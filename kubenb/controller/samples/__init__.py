@@ -3,8 +3,8 @@
 `foo` is sample-controller (k8s.io/sample-controller) re-made in Python: a `Foo` custom
 resource owns a Deployment. `new_foo_controller(cluster)` wires it up the way
 sample-controller's `main.go` does. `DeploymentSimulator` is *not* part of
-sample-controller: it stands in for kube-controller-manager, which the embedded API
-server does not have, so that Deployments get Pods and a status.
+sample-controller: a stand-in for kube-controller-manager on a bare embedded server
+(`kubenb.embedded()` runs the real ones, kubenb.controllers).
 """
 
 from __future__ import annotations

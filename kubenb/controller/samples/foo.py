@@ -7,13 +7,11 @@ Deployment (owned by the Foo), scales it back when someone scales it by hand, cr
 again when someone deletes it, copies the Deployment's `status.availableReplicas` into
 the Foo's status, and records Events about the Foo.
 
-`DeploymentSimulator`, at the end, is *not* sample-controller. The embedded API server
-has no kube-controller-manager, so nothing would ever give a Deployment Pods or a
-status. The simulator is a small, clearly labelled stand-in for the deployment and
-replicaset controllers (and for the garbage collector, for the Pods of a deleted
-Deployment): it creates the Pods a Deployment asks for, which the embedded server's
-kubelet (`server.churn(..., kubelet=True)`) schedules and reports Running, and it writes
-the Deployment's `/status` from those Pods. Against a real cluster you do not run it.
+`kubenb.embedded()` runs the cluster's own controllers (kubenb.controllers: deployment,
+replicaset, garbage collector, a kubelet), so the Deployment gets a ReplicaSet, Pods
+and a status, and deleting the Foo deletes its Deployment. `DeploymentSimulator`, at
+the end, is *not* sample-controller: a small stand-in for those controllers on a bare
+server (`kubenb.embedded(controllers={"kubelet"})`), kept for benchmarks and tests.
 """
 
 from __future__ import annotations
@@ -474,8 +472,8 @@ class DeploymentSimulator:
 
     * `pods=True`: it creates `spec.replicas` Pods from the template (owned directly by
       the Deployment: no ReplicaSet in between), deletes extra ones, and deletes the Pods
-      of a Deployment that is gone (the garbage collector's job). The embedded server's
-      kubelet (`server.churn(..., kubelet=True)`) binds them and reports them Running;
+      of a Deployment that is gone (the garbage collector's job). A kubelet
+      (`kubenb.controllers.Kubelet`) binds them and reports them Running;
       the status counts Running + Ready Pods as available.
     * `pods=False`: no Pods; the status says every replica is available at once (for
       benchmarks and quick demos where Pods are beside the point).
@@ -677,7 +675,7 @@ def _wait_served(cluster: Any, stop: threading.Event) -> bool:
 
 def main(argv: list[str] | None = None, stop: threading.Event | None = None) -> int:
     """`python -m kubenb.controller.samples.foo`: sample-controller's main.go over an
-    embedded API server, with the kubelet and the DeploymentSimulator, until Ctrl-C (or
+    embedded API server and its controllers (kubenb.controllers), until Ctrl-C (or
     until `stop`, a threading.Event, is set). Prints the kubectl commands to follow along."""
     parser = argparse.ArgumentParser(prog="python -m kubenb.controller.samples.foo",
                                      description=main.__doc__)
@@ -701,15 +699,9 @@ def main(argv: list[str] | None = None, stop: threading.Event | None = None) -> 
         signal.signal(signal.SIGINT, lambda *_: stop.set())
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
 
-    with embedded() as cluster:
+    with embedded(kubelet={"start_delay": args.kubelet_delay}) as cluster:
         cluster.server.write_kubeconfig(kubeconfig)
         crd_path, foo_path = write_manifests(manifests)
-        kubelet = cluster.server.churn(rate=0, kinds=("pods",), kubelet=True,
-                                       kubelet_delay=args.kubelet_delay)
-        if kubelet.kubelet is not None:  # find new pods sooner than once a second
-            kubelet.kubelet.scan_interval = min(kubelet.kubelet.scan_interval, 0.2)
-        kubelet.start()
-        simulator = DeploymentSimulator(cluster).run()
         print(f"embedded API server at {cluster.server.url}\n"
               f"  export KUBECONFIG={kubeconfig}\n"
               f"  kubectl apply -f {crd_path}\n"
@@ -717,6 +709,7 @@ def main(argv: list[str] | None = None, stop: threading.Event | None = None) -> 
               f"  kubectl get foos,deployments,pods\n"
               f"  kubectl scale deployment example-foo --replicas=3   # scaled back to 1\n"
               f"  kubectl delete deployment example-foo               # made again\n"
+              f"  kubectl delete foo example-foo                      # takes it along\n"
               f"  kubectl get events\n"
               "Ctrl-C stops everything.", flush=True)
         controller = None
@@ -732,8 +725,6 @@ def main(argv: list[str] | None = None, stop: threading.Event | None = None) -> 
         finally:
             if controller is not None:
                 controller.close()
-            simulator.stop()
-            kubelet.stop()
     return 0
 
 
