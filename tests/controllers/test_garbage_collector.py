@@ -170,3 +170,28 @@ def test_kubectl_delete_cascade_background_foreground_orphan(
     assert foreground.wait(30) == 0, foreground.stderr.read() if foreground.stderr else ""
     assert not pods("fg") and gone(cluster, "replicasets", "fg")
     eventually(lambda: not pods("bg"), "the background pods to go as well")
+
+
+def test_deleting_a_foo_takes_its_deployment_replica_set_and_pods_along(
+        cluster: Cluster, clock: FakeClock) -> None:
+    """sample-controller's promise: the Deployment is owned by the Foo, so it goes with it."""
+    from kubenb.controller.samples import install_foo_crd, new_foo, new_foo_controller
+
+    install_foo_crd(cluster)
+    controller = new_foo_controller(cluster)
+    try:
+        controller.run()
+        foos = cluster.clientset.samplecontroller_v1alpha1().foos("default")
+        foos.create(new_foo("example-foo", replicas=2))
+        eventually(lambda: (foos.get("example-foo").get("status") or {}).get(
+            "availableReplicas") == 2, "the Foo to see two available replicas")
+        assert len(cluster.resource("replicasets").list()["items"]) == 1
+        foos.delete("example-foo")
+        wait_until(lambda: gone(cluster, "deployments", "example-foo"), 10, "the Deployment")
+        wait_until(lambda: not cluster.resource("replicasets").list()["items"], 10, "the RS")
+        eventually(lambda: all(p["metadata"].get("deletionTimestamp")
+                               for p in cluster.resource("pods").list()["items"]), "pods")
+        step(clock, cluster, 30)
+        wait_until(lambda: not cluster.resource("pods").list()["items"], 10, "the pods")
+    finally:
+        controller.close()
