@@ -112,6 +112,7 @@ class GarbageCollector:
         self.cluster = cluster
         self.clock: Clock = clock if clock is not None else RealClock()
         self._lock = threading.Lock()
+        self._sync_lock = threading.Lock()
         self._monitors: dict[str, _Monitor] = {}
         self._by_kind: dict[tuple[str, str], _Monitor] = {}
         self._running = False
@@ -138,9 +139,9 @@ class GarbageCollector:
             monitors = list(self._monitors.values())
             self._monitors.clear()
             self._by_kind.clear()
-        self.controller.stop()
-        for monitor in monitors:
+        for monitor in monitors:  # first: a handler must not queue into a stopped queue
             self._unmonitor(monitor)
+        self.controller.stop()
 
     def has_synced(self) -> bool:
         """Whether every monitor has listed its resource once."""
@@ -157,6 +158,10 @@ class GarbageCollector:
 
     def sync_monitors(self) -> None:
         """Watch every deletable resource discovery lists; stop watching what is gone."""
+        with self._sync_lock:  # one at a time: two would start the same monitor twice
+            self._sync_monitors()
+
+    def _sync_monitors(self) -> None:
         discovery = self.cluster.discovery
         discovery.invalidate()
         wanted = {i.group_resource: i for i in discovery.server_preferred_resources()
@@ -183,6 +188,11 @@ class GarbageCollector:
                 _MonitorHandler(self, monitor))
             if monitor.own:
                 monitor.informer.start()
+            with self._lock:
+                stopped = not self._running
+            if stopped:  # stop() ran meanwhile and did not see this one
+                self._unmonitor(monitor)
+                break
         self.cluster.factory.start()
 
     def _monitor(self, info: ResourceInfo) -> _Monitor:
@@ -367,6 +377,9 @@ class GarbageCollector:
         if found is not None:
             return found[1]
         monitor = self._monitor_of(ref)
+        if monitor is None:  # a kind served since the last look (a new CRD)?
+            self.sync_monitors()
+            monitor = self._monitor_of(ref)
         if monitor is None:
             raise ControllerError(
                 f"ownerReference to {ref.get('kind')} {ref.get('name')!r} (apiVersion "

@@ -17,11 +17,11 @@ completionTime and the conditions, which is what `kubectl get jobs` and
 `kubectl wait --for=condition=complete` read. The Pods get the labels the API server
 would put in the Job's template (`batch.kubernetes.io/job-name`, `controller-uid`, ...).
 
-Simplified: the real controller keeps counting Pods after they are deleted (the
+Simplified: the real controller makes sure it counts every finished Pod (the
 `batch.kubernetes.io/job-tracking` finalizer and `uncountedTerminatedPods`); this one
-counts the finished Pods that still exist, so deleting a finished Pod by hand makes
-the Job forget it. Indexed Jobs, podFailurePolicy, successPolicy and suspend are not
-implemented.
+counts the finished Pods it sees and never lowers a count, so a Pod deleted before the
+controller saw it finish is not counted. Indexed Jobs, podFailurePolicy, successPolicy
+and suspend are not implemented.
 """
 
 from __future__ import annotations
@@ -120,11 +120,11 @@ class JobController:
         return self
 
     def stop(self) -> None:
-        """Stop the workers and the Pod handler."""
-        self.controller.stop()
+        """Stop the Pod handler (so nothing is queued any more), then the workers."""
         if self._registration is not None:
             self.pod_informer.remove_event_handler(self._registration)
             self._registration = None
+        self.controller.stop()
 
     # -- Pod event handlers (Go: addPod, updatePod, deletePod) --------------------------------
 
@@ -180,9 +180,13 @@ class JobController:
         succeeded = sum(1 for p in pods if _phase(p) == "Succeeded")
         failed = sum(1 for p in pods if _phase(p) == "Failed")
         if spec.get("template", {}).get("spec", {}).get("restartPolicy") == "OnFailure":
-            failed += sum(int(c.get("restartCount") or 0) for p in active
+            failed += sum(int(c.get("restartCount") or 0) for p in pods
+                          if _phase(p) not in ("Succeeded", "Failed")  # terminating too
                           for c in (p.get("status") or {}).get("containerStatuses") or ())
         status = dict(job.get("status") or {})
+        # Counts never go down: a finished Pod deleted since keeps counting.
+        succeeded = max(succeeded, int(status.get("succeeded") or 0))
+        failed = max(failed, int(status.get("failed") or 0))
         status.setdefault("startTime", now_rfc3339())
         completions = spec.get("completions")
         parallelism = int(spec.get("parallelism", 1))

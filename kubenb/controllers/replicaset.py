@@ -96,11 +96,11 @@ class ReplicaSetController:
         return self
 
     def stop(self) -> None:
-        """Stop the workers and the Pod handler."""
-        self.controller.stop()
+        """Stop the Pod handler (so nothing is queued any more), then the workers."""
         if self._registration is not None:
             self.pod_informer.remove_event_handler(self._registration)
             self._registration = None
+        self.controller.stop()
 
     # -- Pod event handlers (Go: addPod, updatePod, deletePod) ---------------------------------
 

@@ -195,3 +195,16 @@ def test_deleting_a_foo_takes_its_deployment_replica_set_and_pods_along(
         wait_until(lambda: not cluster.resource("pods").list()["items"], 10, "the pods")
     finally:
         controller.close()
+
+
+def test_an_owner_of_a_kind_nobody_serves_is_an_error_not_a_deletion(gc_only: Cluster) -> None:
+    gizmo = {"apiVersion": "example.com/v1", "kind": "Gizmo",
+             "metadata": {"name": "g", "uid": "4f0c-gizmo"}}
+    configmap(gc_only, "owned-by-a-gizmo", gizmo)
+    assert gc_only.controllers is not None and gc_only.controllers.garbagecollector is not None
+    collector = gc_only.controllers.garbagecollector.controller
+    wait_until(lambda: collector.metrics().errors >= 1, 10, "the collector to report it")
+    settle(gc_only)
+    assert not gone(gc_only, "configmaps", "owned-by-a-gizmo")  # kept, retried with backoff
+    error = collector.metrics().last_error or ""
+    assert "Gizmo 'g'" in error and "no served resource has that kind" in error

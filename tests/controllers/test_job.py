@@ -93,6 +93,9 @@ def test_on_failure_restarts_count_against_the_limit(cluster: Cluster,
     eventually(lambda: ("Failed", "BackoffLimitExceeded") in conditions(cluster), "Failed")
     eventually(lambda: all(p["metadata"].get("deletionTimestamp") for p in job_pods(cluster)),
                "the active pod to be deleted")
+    settle(cluster)
+    assert len(job_pods(cluster)) == 1  # a failed Job starts no new pod
+    assert job_status(cluster)["failed"] == 3
 
 
 def test_active_deadline_seconds(cluster: Cluster, clock: FakeClock) -> None:
