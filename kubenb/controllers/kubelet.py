@@ -325,7 +325,8 @@ class Kubelet:
             return  # cordoned: the pod stays Pending until the node is uncordoned
         m = meta(pod)
         pods = self.core.pods(m["namespace"])
-        pods.patch(m["name"], {"metadata": {"uid": m["uid"]},
+        pods.patch(m["name"], {"metadata": {"uid": m["uid"],  # a stale look is a Conflict
+                                            "resourceVersion": m["resourceVersion"]},
                                "spec": {"nodeName": self.node_name}})
         if self.scheduler_recorder is not None:
             self.scheduler_recorder.event(
@@ -417,9 +418,12 @@ class Kubelet:
                 del self._timers[timer]
 
     def _write_status(self, pod: dict[str, Any], status: dict[str, Any]) -> None:
+        """PATCH the status of the pod as we saw it: if it changed since (our cache was
+        behind), the server answers Conflict and the pod is looked at again."""
         m = meta(pod)
         self.core.pods(m["namespace"]).patch(
-            m["name"], {"metadata": {"uid": m["uid"]}, "status": status}, subresource="status")
+            m["name"], {"metadata": {"uid": m["uid"], "resourceVersion": m["resourceVersion"]},
+                        "status": status}, subresource="status")
 
     def _next_pod_ip(self) -> str:
         with self._lock:

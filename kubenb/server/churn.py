@@ -510,9 +510,10 @@ def seed_objects(registry: Registry, n: int, kind: str = "pods", namespace: str 
         while registry.storage.get(rtype.key, namespace, name) is not None:
             name = f"{app}-{suffix}-{_token(rng, 3)}"
         body["metadata"]["name"] = name
-        obj = registry.create(rtype, namespace, body)
-        if node is not None:
-            _born_running(registry, rtype, obj, node, len(names) + 1)
+        with registry.storage.lock:  # one step: nobody (a kubelet) sees it half made
+            obj = registry.create(rtype, namespace, body)
+            if node is not None:
+                _born_running(registry, rtype, obj, node, len(names) + 1)
         names.append(name)
     return names
 

@@ -146,11 +146,28 @@ def test_run_time_and_exit_code_come_from_the_command() -> None:
 
 
 def test_seeded_running_pods_are_left_running(make_cluster: MakeCluster) -> None:
-    cluster = make_cluster(controllers={"kubelet"})
+    """seed_objects writes pods born Running while the kubelet watches: it must never act
+    on a half-made one (seeding is one step; the kubelet writes with a resourceVersion)."""
+    cluster = make_cluster(controllers={"kubelet"}, start_delay=5.0)
     assert cluster.server is not None
-    names = cluster.server.seed_objects(3, seed=2)
+    seen: list[str] = []
+    informer = cluster.informer("pods")
+
+    class Watch:
+        def on_add(self, obj: Any, is_in_initial_list: bool = False) -> None:
+            self.on_update(None, obj)
+
+        def on_update(self, old: Any, new: Any) -> None:
+            for c in new["status"].get("containerStatuses") or ():
+                seen.extend(c["state"])
+
+        def on_delete(self, obj: Any) -> None: ...
+
+    informer.add_event_handler(Watch())
+    names = cluster.server.seed_objects(40, seed=2)
     settle(cluster)
     assert {get(cluster, n)["status"]["phase"] for n in names} == {"Running"}
+    assert set(seen) == {"running"}  # never waiting (ContainerCreating)
     assert len(cluster.resource("nodes").list()["items"]) == 1  # the kubelet's own
 
 
