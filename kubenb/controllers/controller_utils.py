@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import logging
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from typing import Any
 
 from kubenb.cache.selectors import LabelSelector, label_selector_from_dict
 from kubenb.clock import Clock
+from kubenb.controller.record import get_reference
 from kubenb.controller.runner import controller_of
 from kubenb.errors import Conflict, KubenbError, NotFound
 
@@ -36,9 +38,12 @@ __all__ = [
     "new_controller_ref",
     "now_rfc3339",
     "pod_from_template",
+    "record_event",
     "selector_of",
     "set_condition",
 ]
+
+log = logging.getLogger(__name__)
 
 #: The label a Deployment adds to its ReplicaSets and their Pods (apps/v1
 #: `DefaultDeploymentUniqueLabelKey`): the hash of the Pod template.
@@ -58,6 +63,22 @@ def meta(obj: dict[str, Any]) -> dict[str, Any]:
 def is_being_deleted(obj: dict[str, Any]) -> bool:
     """Whether a DELETE has been accepted (deletionTimestamp set): it is on its way out."""
     return bool(meta(obj).get("deletionTimestamp"))
+
+
+def record_event(recorder: Any, obj: dict[str, Any], api_version: str, kind: str,
+                 event_type: str, reason: str, message: str) -> None:
+    """Record an Event about `obj` with `recorder` (None: no Events). Cached objects may
+    carry no kind (a relisted cache holds list items), so the reference is built with
+    `kind` and `api_version`. An Event is a report, not part of the work: a failure to
+    record one is logged and never fails a sync."""
+    if recorder is None:
+        return
+    try:
+        reference = get_reference(obj, kind=kind, api_version=api_version)
+        recorder.event(reference, event_type, reason, message)
+    except KubenbError as err:
+        log.warning("could not record event %s about %s %s: %s", reason, kind,
+                    meta(obj).get("name"), err)
 
 
 # -- pods --------------------------------------------------------------------------------

@@ -46,6 +46,7 @@ from kubenb.controllers.controller_utils import (
     meta,
     new_controller_ref,
     now_rfc3339,
+    record_event,
     remove_condition,
     selector_of,
     set_condition,
@@ -725,6 +726,5 @@ class DeploymentController:
     def _patch_rs(self, rs: dict[str, Any], body: dict[str, Any]) -> Any:
         return self.apps.replica_sets(meta(rs)["namespace"]).patch(meta(rs)["name"], body)
 
-    def _event(self, obj: dict[str, Any], kind: str, reason: str, message: str) -> None:
-        if self.recorder is not None:
-            self.recorder.event(obj, kind, reason, message)
+    def _event(self, obj: dict[str, Any], event_type: str, reason: str, message: str) -> None:
+        record_event(self.recorder, obj, "apps/v1", "Deployment", event_type, reason, message)

@@ -44,6 +44,7 @@ from kubenb.controllers.controller_utils import (
     new_controller_ref,
     now_rfc3339,
     pod_from_template,
+    record_event,
 )
 from kubenb.errors import ApiError, Conflict, KubenbError, NotFound
 
@@ -307,6 +308,5 @@ class JobController:
             except NotFound:
                 self.expectations.deletion_observed(key, _key(pod))
 
-    def _event(self, obj: dict[str, Any], kind: str, reason: str, message: str) -> None:
-        if self.recorder is not None:
-            self.recorder.event(obj, kind, reason, message)
+    def _event(self, obj: dict[str, Any], event_type: str, reason: str, message: str) -> None:
+        record_event(self.recorder, obj, "batch/v1", "Job", event_type, reason, message)

@@ -34,7 +34,13 @@ from typing import Any
 from kubenb.cache.keys import split_meta_namespace_key
 from kubenb.clock import Clock, RealClock
 from kubenb.controller.runner import Controller, Result
-from kubenb.controllers.controller_utils import get_condition, is_being_deleted, meta, now_rfc3339
+from kubenb.controllers.controller_utils import (
+    get_condition,
+    is_being_deleted,
+    meta,
+    now_rfc3339,
+    record_event,
+)
 from kubenb.errors import AlreadyExists, Conflict, KubenbError, NotFound
 
 __all__ = ["NODE_NAME", "Kubelet", "node_body"]
@@ -328,10 +334,8 @@ class Kubelet:
         pods.patch(m["name"], {"metadata": {"uid": m["uid"],  # a stale look is a Conflict
                                             "resourceVersion": m["resourceVersion"]},
                                "spec": {"nodeName": self.node_name}})
-        if self.scheduler_recorder is not None:
-            self.scheduler_recorder.event(
-                pod, "Normal", "Scheduled",
-                f"Successfully assigned {m['namespace']}/{m['name']} to {self.node_name}")
+        record_event(self.scheduler_recorder, pod, "v1", "Pod", "Normal", "Scheduled",
+                     f"Successfully assigned {m['namespace']}/{m['name']} to {self.node_name}")
 
     def start(self, key: str, pod: dict[str, Any]) -> Result | None:
         """Report the containers being created, then (after `start_delay`) Running."""
@@ -345,10 +349,10 @@ class Kubelet:
             return wait
         self._write_status(pod, pod_status(pod, "Running", self.host_ip, self._next_pod_ip(),
                                            status["startTime"]))
-        if self.recorder is not None:
-            names = ", ".join(c.get("name", "") for c in (pod.get("spec") or {}).get(
-                "containers") or [])
-            self.recorder.event(pod, "Normal", "Started", f"Started container(s) {names}")
+        names = ", ".join(c.get("name", "") for c in (pod.get("spec") or {}).get(
+            "containers") or [])
+        record_event(self.recorder, pod, "v1", "Pod", "Normal", "Started",
+                     f"Started container(s) {names}")
         return None
 
     def run_to_completion(self, key: str, pod: dict[str, Any]) -> Result | None:
@@ -383,10 +387,11 @@ class Kubelet:
             grace = min(grace, self.stop_seconds)
         first = not self._has_timer(key, "terminate", m["uid"])
         wait = self._wait(key, m["uid"], "terminate", grace)
-        if first and self.recorder is not None:
+        if first:
             names = ", ".join(c.get("name", "") for c in (pod.get("spec") or {}).get(
                 "containers") or [])
-            self.recorder.event(pod, "Normal", "Killing", f"Stopping container(s) {names}")
+            record_event(self.recorder, pod, "v1", "Pod", "Normal", "Killing",
+                         f"Stopping container(s) {names}")
         if wait is not None:
             return wait
         with contextlib.suppress(NotFound):

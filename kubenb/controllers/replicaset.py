@@ -39,6 +39,7 @@ from kubenb.controllers.controller_utils import (
     new_controller_ref,
     now_rfc3339,
     pod_from_template,
+    record_event,
     remove_condition,
     selector_of,
     set_condition,
@@ -316,6 +317,5 @@ class ReplicaSetController:
     def _patch_pod(self, pod: dict[str, Any], body: dict[str, Any]) -> Any:
         return self.core.pods(meta(pod)["namespace"]).patch(meta(pod)["name"], body)
 
-    def _event(self, obj: dict[str, Any], kind: str, reason: str, message: str) -> None:
-        if self.recorder is not None:
-            self.recorder.event(obj, kind, reason, message)
+    def _event(self, obj: dict[str, Any], event_type: str, reason: str, message: str) -> None:
+        record_event(self.recorder, obj, "apps/v1", "ReplicaSet", event_type, reason, message)

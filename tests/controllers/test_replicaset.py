@@ -9,6 +9,7 @@ import pytest
 
 from kubenb.clock import FakeClock
 from kubenb.cluster import Cluster
+from kubenb.controllers import ControllerManager
 from kubenb.controllers.replicaset import ReplicaSetController
 from tests.controllers.conftest import MakeCluster, eventually, names, settle, step
 from tests.helpers import wait_until
@@ -161,3 +162,27 @@ def test_a_create_the_server_refuses_is_reported_and_retried(rs_cluster: Cluster
         "labels": {"bad label": None}}}}})
     eventually(lambda: rs_status(rs_cluster, "bad").get("availableReplicas") == 2
                and "conditions" not in rs_status(rs_cluster, "bad"), "the pods")
+
+
+def test_objects_listed_into_the_cache_have_no_kind_and_events_still_work(
+        make_cluster: MakeCluster, clock: FakeClock) -> None:
+    """A ReplicaSet made before the controllers start reaches their cache from a LIST,
+    whose items carry no kind / apiVersion: the Events about it must still be written,
+    and recording one must never break a sync."""
+    cluster = make_cluster(controllers=False)
+    cluster.resource("replicasets").create(replica_set(replicas=3))
+    with ControllerManager(cluster, {"replicaset", "kubelet"}, clock=clock,
+                           kubelet={"start_delay": 0}) as manager:
+        controller = manager.replicaset
+        assert controller is not None
+        cached = eventually(lambda: controller.rs_lister.replica_sets("default").list(),
+                            "the ReplicaSet cache to list")
+        assert "kind" not in cached[0]
+        eventually(lambda: rs_status(cluster).get("availableReplicas") == 3, "three replicas")
+        manager.wait_idle()
+        assert manager.broadcaster is not None and manager.broadcaster.flush()
+        created = [e for e in cluster.resource("events").list()["items"]
+                   if e["reason"] == "SuccessfulCreate"]
+        assert sum(int(e.get("count") or 1) for e in created) == 3
+        assert created[0]["involvedObject"]["kind"] == "ReplicaSet"
+        assert controller.controller.metrics().errors == 0
