@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 TOUR = "01_tour.ipynb"
+TOUR_PORT = 8888  # JupyterLab's own default; the tour takes the next free one if taken
 # Where `pip install -e .` (and a git checkout) keeps the notebooks; `--dir` overrides.
 NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -63,8 +64,9 @@ def _build_parser() -> argparse.ArgumentParser:
 
     tour = commands.add_parser(
         "tour", help="start JupyterLab on the tour notebook and print its URL")
-    tour.add_argument("--port", type=int, default=8888, help="JupyterLab's port (default 8888; "
-                                                             "0: a free port)")
+    tour.add_argument("--port", type=int, default=None,
+                      help=f"JupyterLab's port; fails if it is taken (default: {TOUR_PORT}, "
+                           "or the next free one after it; 0: any free port)")
     tour.add_argument("--ip", default="127.0.0.1",
                       help="address JupyterLab binds (default: 127.0.0.1, loopback only)")
     tour.add_argument("--dir", type=Path, default=None, metavar="DIR",
@@ -216,17 +218,32 @@ def execute_notebook(path: Path, out_dir: Path, timeout: float = 300.0,
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / path.name
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                            resources={"metadata": {"path": str(out_dir)}})
     started = time.monotonic()
     error = None
-    try:
-        client.execute(env=dict(os.environ if env is None else env))
-    except (CellExecutionError, CellTimeoutError) as exc:
-        error = _short_error(str(exc))
-    finally:
-        nbformat.write(nb, target)
+    with tempfile.TemporaryDirectory(prefix="kubenb-kernel-") as sockets:
+        client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                                config=kernel_config(sockets),
+                                resources={"metadata": {"path": str(out_dir)}})
+        try:
+            client.execute(env=dict(os.environ if env is None else env))
+        except (CellExecutionError, CellTimeoutError) as exc:
+            error = _short_error(str(exc))
+        finally:
+            nbformat.write(nb, target)
     return NotebookRun(path, target, time.monotonic() - started, error)
+
+
+def kernel_config(socket_dir: str) -> Any:
+    """Configuration for the kernel manager nbclient makes: the kernel talks over Unix
+    sockets in `socket_dir` where the OS has them, so it opens no TCP port anyone could
+    eavesdrop on (and prints no "running over TCP without encryption" warning)."""
+    from traitlets.config import Config as TraitletsConfig
+
+    config = TraitletsConfig()
+    if os.name == "posix":
+        config.KernelManager.transport = "ipc"
+        config.KernelManager.ip = os.path.join(socket_dir, "kernel")
+    return config
 
 
 def _short_error(text: str, lines: int = 30) -> str:
@@ -317,6 +334,34 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
+def port_is_free(host: str, port: int) -> bool:
+    """Whether `port` can be bound on `host` now (as jupyter would bind it)."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def tour_port(host: str, requested: int | None, tries: int = 50) -> int:
+    """The port the tour listens on: the one the user asked for (0: any free one), else
+    TOUR_PORT or the next free port after it, as `jupyter lab` itself does. Raises
+    OSError when the requested port, or all `tries` ports from TOUR_PORT, are taken."""
+    if requested == 0:
+        return free_port(host)
+    if requested is not None:
+        if not port_is_free(host, requested):
+            raise OSError(f"port {requested} on {host} is in use; choose another with --port, "
+                          f"or leave --port out to take the next free one")
+        return requested
+    for port in range(TOUR_PORT, TOUR_PORT + tries):
+        if port_is_free(host, port):
+            return port
+    raise OSError(f"ports {TOUR_PORT}-{TOUR_PORT + tries - 1} on {host} are all in use; "
+                  f"pass --port 0 for any free port")
+
+
 def wait_for_lab(url: str, proc: subprocess.Popen[Any], timeout: float = 120.0) -> None:
     """Return once JupyterLab answers `url`; raise if it exits or `timeout` passes."""
     deadline = time.monotonic() + timeout
@@ -344,7 +389,11 @@ def _tour(args: argparse.Namespace) -> int:
         print(f"kubenb tour: no {TOUR} in {root}: pass --dir (the notebooks/ folder of a "
               f"kubenb checkout)", file=sys.stderr, flush=True)
         return 2
-    port = args.port or free_port(args.ip)
+    try:
+        port = tour_port(args.ip, args.port)
+    except OSError as exc:
+        print(f"kubenb tour: {exc}", file=sys.stderr, flush=True)
+        return 1
     token = secrets.token_hex(16)
     proc = subprocess.Popen(lab_command(root, port, token, args.ip, not args.no_browser))
     host = "127.0.0.1" if args.ip in ("0.0.0.0", "::", "") else args.ip
