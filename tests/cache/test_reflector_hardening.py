@@ -129,11 +129,12 @@ def test_watch_list_over_the_real_apiserver_stream_reads_on_after_the_bookmark(
         list_watch = ListWatch.from_client(client_for(url), label_selector="fixture=watch")
         reflector = Reflector(list_watch, store, clock=FakeClock(), use_watch_list=True)
         with running(reflector):
-            wait_until(lambda: reflector.last_sync_resource_version() == "378"
-                       and store.get_by_key(f"{NAMESPACE}/w-4") is not None,
+            wait_until(lambda: store.get_by_key(f"{NAMESPACE}/w-4") is not None
+                       and reflector.stats().get("events_bookmark") == 1,
                        timeout=10, what="w-4 and the last bookmark")
             stats = reflector.stats()
             assert reflector.state == "watching"
+            assert reflector.last_sync_resource_version() == "378"
     assert stats["watch_lists"] == 1
     assert stats.get("lists", 0) == 0 and stats.get("watches", 0) == 0
     assert (stats["objects_listed"], stats["events_added"], stats["events_bookmark"]) == (
