@@ -30,6 +30,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from requests.utils import get_environ_proxies
 
+from kubenb.client import abort
 from kubenb.errors import KubeConfigError
 
 if TYPE_CHECKING:
@@ -94,9 +95,12 @@ class KubeHTTPAdapter(HTTPAdapter):
     def init_poolmanager(self, connections: int, maxsize: int, block: bool = False,
                          **pool_kwargs: Any) -> None:
         super().init_poolmanager(connections, maxsize, block, **self._tls_kwargs(pool_kwargs))
+        abort.install(self.poolmanager)
 
     def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> Any:
-        return super().proxy_manager_for(proxy, **self._tls_kwargs(proxy_kwargs))
+        manager = super().proxy_manager_for(proxy, **self._tls_kwargs(proxy_kwargs))
+        abort.install(manager)
+        return manager
 
 
 class KubeSession(requests.Session):
@@ -203,7 +207,7 @@ def new_session(config: Config) -> requests.Session:
     adapter = KubeHTTPAdapter(tls_server_name=config.tls_server_name,
                               pool_connections=4, pool_maxsize=POOL_MAXSIZE)
     session.mount("https://", adapter)
-    session.mount("http://", HTTPAdapter(pool_connections=4, pool_maxsize=POOL_MAXSIZE))
+    session.mount("http://", KubeHTTPAdapter(pool_connections=4, pool_maxsize=POOL_MAXSIZE))
     return session
 
 
