@@ -9,22 +9,75 @@ started, and the embedded server when it started one.
 
 from __future__ import annotations
 
+import threading
 from functools import cached_property
 from typing import Any
 
 from kubenb.cache.factory import SharedInformerFactory
 from kubenb.cache.lister import Lister
-from kubenb.cache.shared_informer import SharedIndexInformer
+from kubenb.cache.reflector import default_watch_error_handler
+from kubenb.cache.selectors import parse_field_selector, parse_label_selector
+from kubenb.cache.shared_informer import InformerStateError, SharedIndexInformer
 from kubenb.client.config import Config, load_config
 from kubenb.client.discovery import DiscoveryClient, ResourceInfo, RESTMapper
-from kubenb.client.dynamic import DynamicClient, ResourceClient
+from kubenb.client.dynamic import DynamicClient, ResourceClient, _selector
 from kubenb.client.rest import RESTClient
 from kubenb.client.typed import Clientset
-from kubenb.errors import ApiError, KubenbError, NoResourceMatchError
+from kubenb.errors import ApiError, BadRequest, KubenbError, NoResourceMatchError
+from kubenb.redact import redact_url
 
 
 class CacheSyncTimeout(KubenbError, TimeoutError):
     """An informer did not finish its first list in time; the message says why if known."""
+
+
+def _check_selectors(label_selector: Any, field_selector: Any) -> None:
+    """Parse both selectors here, as the server would, so a typo raises `SelectorError`
+    at once, pointing at the mistake, instead of a sync timeout after permanent 400s."""
+    labels, fields = _selector(label_selector), _selector(field_selector)
+    if labels:
+        parse_label_selector(labels)
+    if fields:
+        parse_field_selector(fields)
+
+
+def _permanent(err: BaseException) -> ApiError | None:
+    """The 400 behind a failed first list (the Reflector wraps it in a ListError): a
+    request the server refuses as malformed will be refused on every retry."""
+    seen: BaseException | None = err
+    for _ in range(8):  # a ListError wraps one level; a bound keeps a cycle harmless
+        if seen is None or isinstance(seen, BadRequest):
+            return seen
+        seen = getattr(seen, "err", None) or seen.__cause__
+    return None
+
+
+class _FirstListWatcher:
+    """The watch error handler `Cluster.informer` installs: it remembers the first
+    permanent error (a 400) while the informer has not synced and wakes the waiter;
+    every error is still passed on (to the previous handler, or logged as before)."""
+
+    def __init__(self, informer: SharedIndexInformer, previous: Any) -> None:
+        self.informer = informer
+        self.previous = previous
+        self.failed = threading.Event()
+        self.error: ApiError | None = None
+
+    def __call__(self, reflector: Any, err: BaseException) -> None:
+        if self.error is None and not self.informer.has_synced():
+            permanent = _permanent(err)
+            if permanent is not None:
+                self.error = permanent
+                self.failed.set()
+        (self.previous or default_watch_error_handler)(reflector, err)
+
+    def raise_if_failed(self) -> None:
+        err = self.error
+        if err is None:
+            return
+        fresh = type(err)(err.status, err.reason, err.message, err.body)
+        fresh.request_info = err.request_info
+        raise fresh from err
 
 
 class Cluster:
@@ -40,10 +93,12 @@ class Cluster:
         self.factory = SharedInformerFactory(self.dynamic)
         self._closed = False
         self._views: list[Any] = []
+        self._first_lists: dict[int, _FirstListWatcher] = {}  # id(informer) -> its watcher
 
     def __repr__(self) -> str:
         where = "embedded" if self.server is not None else "kubeconfig"
-        return f"Cluster({self.config.server!r}, {where}, namespace={self.config.namespace!r})"
+        return (f"Cluster({redact_url(self.config.server)!r}, {where}, "
+                f"namespace={self.config.namespace!r})")
 
     def __enter__(self) -> Cluster:
         return self
@@ -76,24 +131,50 @@ class Cluster:
                  timeout: float | None = 60.0) -> SharedIndexInformer:
         """A started, synced shared informer (`namespace=None`: all namespaces).
 
-        Raises `CacheSyncTimeout` (with the Reflector's last error, e.g. a 403) when the
-        first list does not complete within `timeout` seconds.
+        A selector that does not parse raises `SelectorError` before anything starts; a
+        first list the server refuses with 400 (a field it cannot select on) raises that
+        `BadRequest` at once. Otherwise raises `CacheSyncTimeout` (with the Reflector's
+        last error, e.g. a 403) when the first list does not complete within `timeout`
+        seconds.
         """
+        _check_selectors(label_selector, field_selector)
         info = self.mapper.resource_for(resource)
         generic = self.factory.for_resource(
             info.api_version, info.resource, namespace if info.namespaced else None,
             label_selector, field_selector, resync=resync, transform=transform, queue=queue)
-        self.factory.start()
         informer = generic.informer()
+        watcher = self._watch_first_list(informer)
+        self.factory.start()
         if not informer.has_synced():
             from kubenb.cache.wait import wait_for_cache_sync
 
-            if not wait_for_cache_sync(None, informer.has_synced, timeout=timeout):
+            if watcher is not None:
+                watcher.raise_if_failed()
+            stop = watcher.failed if watcher is not None else None
+            if not wait_for_cache_sync(stop, informer.has_synced, timeout=timeout):
+                if watcher is not None:
+                    watcher.raise_if_failed()
                 error = informer.stats()["reflector"].get("last_error") or "no error reported"
                 raise CacheSyncTimeout(
                     f"informer for {info.group_resource} did not sync within {timeout}s "
                     f"(last error: {error})")
         return informer
+
+    def _watch_first_list(self, informer: SharedIndexInformer) -> _FirstListWatcher | None:
+        """The first-list watcher of `informer`, installed if it has not started yet."""
+        watcher = self._first_lists.get(id(informer))
+        if watcher is not None and watcher.informer is informer:
+            return watcher
+        if informer.is_started():
+            return None  # started elsewhere (cluster.factory.start()): wait as before
+        # Chain to a handler set through the informer's own setter before this call.
+        watcher = _FirstListWatcher(informer, getattr(informer, "_watch_error_handler", None))
+        try:
+            informer.set_watch_error_handler(watcher)
+        except InformerStateError:
+            return None  # it started just now, from another thread
+        self._first_lists[id(informer)] = watcher
+        return watcher
 
     def lister(self, resource: str, namespace: str | None = None, **informer_options: Any
                ) -> Lister:
@@ -112,6 +193,7 @@ class Cluster:
         a progress bar shows the first list. `close()` of the Cluster closes it."""
         from kubenb.reactive import ListProgress, LiveFrame
 
+        _check_selectors(label_selector, field_selector)
         info = self.mapper.resource_for(resource)
         namespace = namespace if info.namespaced else None
         informer = self.factory.for_resource(info.api_version, info.resource, namespace,

@@ -32,6 +32,7 @@ from requests.utils import get_environ_proxies
 
 from kubenb.client import abort
 from kubenb.errors import KubeConfigError
+from kubenb.redact import redact_url  # noqa: F401  (imported from here by older code)
 
 if TYPE_CHECKING:
     from kubenb.client.config import Config
@@ -223,20 +224,4 @@ def _check_proxy_support(proxy_url: str, source: str) -> None:
             raise KubeConfigError(
                 f"{source}: proxy-url uses SOCKS, which needs PySocks "
                 f"(pip install 'requests[socks]')") from None
-
-
-def redact_url(url: str) -> str:
-    """`url` without any user:password part, for messages."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    netloc = f"<redacted>@{host}" + (f":{port}" if port else "")
-    return parts._replace(netloc=netloc).geturl()
 

@@ -224,7 +224,7 @@ def test_fifo_requeue_never_overwrites_a_newer_write_and_other_errors_consume():
 
 def test_fifo_bad_input_and_custom_key_function():
     f = FIFO()
-    with pytest.raises(KeyFuncError, match="nameless"):
+    with pytest.raises(KeyFuncError, match="object with no name"):
         f.add({"metadata": {}, "val": "nameless"})
     g = FIFO(key_function=lambda obj: obj["id"])
     g.add({"id": "x", "v": 1})
