@@ -1,7 +1,9 @@
 """The HTTP side, on the standard library's ThreadingHTTPServer (no hand-parsed HTTP).
 
-One named daemon thread per connection, all tracked so `stop()` can close idle
-keep-alive sockets and join every thread. Watches go out as chunked HTTP/1.1. With an
+It listens with the kernel's backlog (net.core.somaxconn), as a Go server does, so a
+storm of connections waits in the kernel, not on SYN retransmits. One named daemon
+thread per connection, all tracked so `stop()` can close idle keep-alive sockets and
+join every thread. Watches go out as chunked HTTP/1.1. With an
 SSLContext the TLS handshake runs on the connection's own thread, so a slow or broken
 client never holds up the accept loop.
 """
@@ -16,6 +18,7 @@ import socket
 import ssl
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -24,6 +27,17 @@ from kubenb.server.handlers import MAX_BODY, ApiHandler, Request, Response, stat
 from kubenb.server.watch import WatchStream
 
 log = logging.getLogger(__name__)
+
+
+def listen_backlog() -> int:
+    """The listen backlog a real server uses: the kernel's limit (net.core.somaxconn, as
+    Go's net.Listen reads it), not socketserver's 5, with which a burst of connections
+    waits on SYN retransmits (1 s, 3 s, 7 s ...) while the accept loop catches up."""
+    try:
+        limit = int(Path("/proc/sys/net/core/somaxconn").read_text())
+    except (OSError, ValueError):
+        limit = socket.SOMAXCONN
+    return max(128, min(limit, 65535))
 
 
 class _RequestHandler(BaseHTTPRequestHandler):
@@ -166,6 +180,7 @@ class KubeHTTPServer(ThreadingHTTPServer):
         self._conn_threads: set[threading.Thread] = set()
         self._sockets: set[socket.socket] = set()
         self._counter = itertools.count(1)
+        self.request_queue_size = listen_backlog()  # listen() is called by __init__ below
         super().__init__(address, _RequestHandler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
