@@ -119,6 +119,23 @@ class WatchStream:
         """Whether the stream ended because the server is stopping."""
         return self._stop.is_set()
 
+    @property
+    def resource(self) -> str:
+        """What is watched (`plural` or `plural.group`), for log lines."""
+        return self._rtype.key
+
+    @property
+    def fell_behind(self) -> bool:
+        """Whether the server closed this watch because its client fell too far behind
+        (more than the storage's per-watcher bound was waiting for it)."""
+        return self._queue is not None and self._queue.overflowed
+
+    def on_fall_behind(self, callback: Callable[[], None]) -> None:
+        """Call `callback` (once, on the writer's thread) if this watcher falls too far
+        behind; the HTTP side uses it to unblock a write its client is not reading."""
+        if self._queue is not None:
+            self._queue.on_overflow = callback
+
     def close(self) -> None:
         """Unregister from the storage (idempotent)."""
         if self._queue is not None:
