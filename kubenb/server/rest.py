@@ -26,7 +26,7 @@ from kubenb.meta import dict_field
 from kubenb.server import crd as crds
 from kubenb.server import errors
 from kubenb.server.apply import Manager, server_side_apply, track_update
-from kubenb.server.encoding import now_rfc3339
+from kubenb.server.encoding import TooDeepError, check_depth, now_rfc3339
 from kubenb.server.filters import Predicate, make_predicate
 from kubenb.server.patch import (
     JSON_PATCH,
@@ -564,6 +564,7 @@ class Registry:
                 new = merge_patch(target, patch)
             elif patch_type == JSON_PATCH:
                 new = json_patch(target, patch)
+                check_depth(new)  # an add or copy can nest deeper than the body did
             elif patch_type == STRATEGIC_PATCH:
                 if not isinstance(patch, dict):
                     raise PatchFormatError("strategic merge patch must be a JSON object")
@@ -572,6 +573,8 @@ class Registry:
                 raise errors.unsupported_media_type()
         except PatchFormatError as exc:
             raise errors.bad_request(str(exc)) from None
+        except TooDeepError as exc:
+            raise errors.bad_request(f"the patched object is not valid: {exc}") from None
         except PatchError:
             raise errors.StatusError(errors.status_body(
                 422, "Invalid", "the server rejected our request due to an error in our request",
@@ -847,5 +850,4 @@ def _rv_param(text: str) -> int:
 def parse_rv(text: str) -> int:
     """A resourceVersion query value as an int (400 if it is not one)."""
     return _rv_param(text)
-
 
