@@ -150,11 +150,13 @@ class ApiHandler:
             return status_response(errors.internal_error())
 
     def _authenticate(self, request: Request) -> None:
+        """A bearer token as the apiserver reads it: the scheme in any case ("Bearer",
+        "bearer", "BEARER"), the token up to the next space."""
         if self._token is None or request.path.rstrip("/") in PUBLIC_PATHS:
             return
-        given = request.header("Authorization")
-        expected = f"Bearer {self._token}"
-        if not hmac.compare_digest(given.encode(), expected.encode()):
+        parts = request.header("Authorization").strip().split(" ", 2)
+        given = parts[1] if len(parts) >= 2 and parts[0].lower() == "bearer" else ""
+        if not given or not hmac.compare_digest(given.encode(), self._token.encode()):
             raise errors.unauthorized()
 
     def _encode(self, request: Request, obj: Any, status: int = 200) -> Response:

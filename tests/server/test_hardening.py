@@ -13,6 +13,7 @@ import logging
 import selectors
 import socket
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -424,3 +425,33 @@ def test_c_a_delete_body_with_a_bad_content_type_is_a_415(api: Api) -> None:
     resp = api.request("DELETE", f"{CM}/cm", data=json.dumps({"gracePeriodSeconds": 0}),
                        headers={"Content-Type": "application/json"})
     assert resp.status_code == 200
+
+
+# -- D. the Authorization scheme -------------------------------------------------------------
+
+
+@pytest.fixture
+def token_server() -> Iterator[EmbeddedServer]:
+    with EmbeddedServer(token="s3cret-token") as srv:
+        yield srv
+
+
+@pytest.mark.parametrize("header", ["Bearer s3cret-token", "bearer s3cret-token",
+                                    "BEARER s3cret-token", "bEaReR s3cret-token",
+                                    "Bearer s3cret-token  ", "Bearer s3cret-token extra"])
+def test_d_the_bearer_scheme_is_case_insensitive_like_the_real_server(
+        token_server: EmbeddedServer, header: str) -> None:
+    resp = requests.get(token_server.url + CM, headers={"Authorization": header}, timeout=10)
+    assert resp.status_code == 200, resp.text
+
+
+@pytest.mark.parametrize("header", ["Bearer wrong", "bearer wrong", "Basic s3cret-token",
+                                    "Bearer  s3cret-token", "Bearer", "s3cret-token",
+                                    "Bearers3cret-token", ""])
+def test_d_anything_else_is_still_401_and_never_echoes_the_token(
+        token_server: EmbeddedServer, header: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="kubenb")
+    resp = requests.get(token_server.url + CM, headers={"Authorization": header}, timeout=10)
+    assert_status_like(resp, "errors/invalid-token-401.json")
+    assert "s3cret" not in resp.text
+    assert not any("s3cret" in r.getMessage() for r in caplog.records)
