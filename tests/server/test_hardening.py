@@ -298,11 +298,12 @@ def test_b_an_informer_cut_off_for_falling_behind_resumes_and_converges() -> Non
             wait_until(informer.has_synced, 10, what="informer sync")
             reflector = informer.get_controller().reflector
             hold.set()
+            _put_blob(server, "cm-0", -1)
+            wait_until(held.is_set, 10, what="the informer held in its transform")
             for i in range(4000):  # 64 MiB at most
                 _put_blob(server, f"cm-{i % 50}", i)
                 if server.watch_stats()["closed_behind"]:
                     break
-            assert held.is_set()
             assert server.watch_stats()["closed_behind"] == 1
             release.set()
             wait_until(lambda: reflector.stats().get("resumes", 0) >= 1, 30, what="resume")
