@@ -98,6 +98,16 @@ def loads_body(body: bytes, content_type: str) -> Any:
     return value
 
 
+def dumps_pretty(obj: Any) -> bytes:
+    """`?pretty=true`: indented as Go's json.MarshalIndent(obj, "", "  ") writes it (the
+    same escapes as `dumps`, and no trailing newline)."""
+    text = json.dumps(obj, indent=2, ensure_ascii=False)
+    for raw, escaped in _GO_ESCAPES:
+        if raw in text:
+            text = text.replace(raw, escaped)
+    return text.encode("utf-8")
+
+
 def _is_token_char(char: str) -> bool:
     return " " < char < "\x7f" and char not in '()<>@,;:\\"/[]?='
 

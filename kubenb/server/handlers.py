@@ -27,6 +27,7 @@ from kubenb.server.encoding import (
     Output,
     dumps,
     dumps_line,
+    dumps_pretty,
     dumps_yaml,
     encode,
     loads_body,
@@ -35,7 +36,7 @@ from kubenb.server.encoding import (
 )
 from kubenb.server.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH
 from kubenb.server.resources import ResourceRegistry, ResourceType
-from kubenb.server.rest import Registry, present
+from kubenb.server.rest import Registry, bool_param, go_parse_bool, present
 from kubenb.server.storage import Storage
 from kubenb.server.watch import WatchStream
 
@@ -122,6 +123,12 @@ class ApiHandler:
 
     def handle(self, request: Request) -> Response | WatchStream:
         """Route and answer; never raises (a bug becomes a 500 Status, not a traceback)."""
+        result = self._answer(request)
+        if isinstance(result, Response) and _wants_pretty(request):
+            return _pretty(result)
+        return result
+
+    def _answer(self, request: Request) -> Response | WatchStream:
         try:
             self._authenticate(request)
             if self.faults is not None:
@@ -267,7 +274,7 @@ class ApiHandler:
             if method == "GET":
                 output = self._negotiate(request, _READ_SHAPES)
                 include = self._include_object(request)
-                if request.params.get("watch", "") in ("true", "1"):
+                if bool_param(request.params, "watch"):
                     self._require(rtype, "watch")
                     return self._watch(request, route, output, include)
                 self._require(rtype, "list")
@@ -349,18 +356,14 @@ class ApiHandler:
         if not manager_name:
             raise _patch_options_invalid("FieldValueRequired", "fieldManager",
                                          "Required value: is required for apply patch")
-        force = request.params.get("force", "false")
-        if force not in ("true", "false", "1", "0", ""):
-            raise errors.bad_request(f'invalid value "{force}" for query parameter force: '
-                                     "expected a boolean")
+        force = bool(bool_param(request.params, "force"))
         try:
             config = loads_body(request.body, "application/yaml")
         except ValueError as exc:
             raise errors.bad_request(f"error decoding YAML: {exc}") from None
         manager = Manager(manager_name, APPLY, route.subresource)
         obj, created = registry.apply(route.rtype, route.namespace or "", route.name,
-                                      config, manager, force in ("true", "1"),
-                                      route.subresource)
+                                      config, manager, force, route.subresource)
         return self._respond(request, obj, 201 if created else 200)
 
     def _writer(self, request: Request, options: dict[str, Any] | None = None) -> Registry:
@@ -479,6 +482,25 @@ def _body_type(request: Request) -> str:
     if media not in _BODY_TYPES and media != protobuf.CONTENT_TYPE:
         raise errors.unsupported_media_type(_UNKNOWN_BODY_FORMAT)
     return media
+
+
+def _wants_pretty(request: Request) -> bool:
+    """`?pretty=`, read as the apiserver reads it (Go's strconv.ParseBool; a value it
+    does not know means not pretty)."""
+    value = request.params.get("pretty")
+    return bool(value and go_parse_bool(value))
+
+
+def _pretty(response: Response) -> Response:
+    """A JSON answer re-indented for `?pretty=true` (other answers are left as they are)."""
+    if not response.body or not response.content_type.startswith(JSON):
+        return response
+    try:
+        obj = json.loads(response.body)
+    except ValueError:
+        return response
+    return Response(response.status, dumps_pretty(obj), response.content_type,
+                    response.headers)
 
 
 def _shaped(output: Output, obj: Any) -> Response:

@@ -20,6 +20,7 @@ import copy
 import json
 import random
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from kubenb.meta import dict_field
@@ -851,3 +852,28 @@ def parse_rv(text: str) -> int:
     """A resourceVersion query value as an int (400 if it is not one)."""
     return _rv_param(text)
 
+
+def bool_param(params: Mapping[str, str], name: str) -> bool | None:
+    """A boolean query parameter (`watch`, `allowWatchBookmarks`, `sendInitialEvents`,
+    `force`) the way the apiserver decodes query parameters into its options
+    (apimachinery's `Convert_Slice_string_To_bool`): None when absent; False for "0" and
+    "false" in any case; True for anything else, an empty value included. So "True" (what
+    the official Python client 36 sends) and "1" are true, and no value is an error."""
+    value = params.get(name)
+    if value is None:
+        return None
+    return not (value == "0" or value.casefold() == "false")
+
+
+_GO_TRUE = ("1", "t", "T", "TRUE", "true", "True")
+_GO_FALSE = ("0", "f", "F", "FALSE", "false", "False")
+
+
+def go_parse_bool(text: str) -> bool | None:
+    """Go's `strconv.ParseBool`: True or False for its twelve spellings, else None.
+    The apiserver reads `?pretty=` with it and treats anything else as false."""
+    if text in _GO_TRUE:
+        return True
+    if text in _GO_FALSE:
+        return False
+    return None

@@ -18,7 +18,7 @@ from kubenb.server import errors
 from kubenb.server.encoding import dumps, dumps_line
 from kubenb.server.filters import make_predicate
 from kubenb.server.resources import ResourceType
-from kubenb.server.rest import parse_rv
+from kubenb.server.rest import bool_param, parse_rv
 from kubenb.server.storage import ADDED, DELETED, MODIFIED, Event, Storage, TooOldError
 from kubenb.server.validation import list_options_problems
 
@@ -45,7 +45,7 @@ class WatchStream:
         self._namespace = namespace if rtype.namespaced else None
         self._predicate = make_predicate(rtype, params.get("labelSelector", ""),
                                          params.get("fieldSelector", ""))
-        self._bookmarks = params.get("allowWatchBookmarks", "") in ("true", "1")
+        self._bookmarks = bool(bool_param(params, "allowWatchBookmarks"))
         self._interval = max(bookmark_interval, 0.01)
         self._stop = stop
         timeout = params.get("timeoutSeconds", "")
@@ -54,10 +54,10 @@ class WatchStream:
         except ValueError:
             raise errors.bad_request(f'invalid value "{timeout}" for timeoutSeconds') from None
         rv_text = params.get("resourceVersion", "")
-        send_initial = params.get("sendInitialEvents")
-        self._initial_end_bookmark = send_initial == "true" and self._bookmarks
+        send_initial = bool_param(params, "sendInitialEvents")
+        self._initial_end_bookmark = send_initial is True and self._bookmarks
         legacy_initial = rv_text in ("", "0") and send_initial is None
-        wants_initial = send_initial == "true" or legacy_initial
+        wants_initial = send_initial is True or legacy_initial
         from_rv = None if rv_text in ("", "0") or wants_initial else parse_rv(rv_text)
         if wants_initial and rv_text not in ("", "0"):
             parse_rv(rv_text)
