@@ -20,13 +20,14 @@ import copy
 import json
 import random
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from kubenb.meta import dict_field
 from kubenb.server import crd as crds
 from kubenb.server import errors
 from kubenb.server.apply import Manager, server_side_apply, track_update
-from kubenb.server.encoding import now_rfc3339
+from kubenb.server.encoding import TooDeepError, check_depth, now_rfc3339
 from kubenb.server.filters import Predicate, make_predicate
 from kubenb.server.patch import (
     JSON_PATCH,
@@ -564,6 +565,7 @@ class Registry:
                 new = merge_patch(target, patch)
             elif patch_type == JSON_PATCH:
                 new = json_patch(target, patch)
+                check_depth(new)  # an add or copy can nest deeper than the body did
             elif patch_type == STRATEGIC_PATCH:
                 if not isinstance(patch, dict):
                     raise PatchFormatError("strategic merge patch must be a JSON object")
@@ -572,6 +574,8 @@ class Registry:
                 raise errors.unsupported_media_type()
         except PatchFormatError as exc:
             raise errors.bad_request(str(exc)) from None
+        except TooDeepError as exc:
+            raise errors.bad_request(f"the patched object is not valid: {exc}") from None
         except PatchError:
             raise errors.StatusError(errors.status_body(
                 422, "Invalid", "the server rejected our request due to an error in our request",
@@ -849,3 +853,27 @@ def parse_rv(text: str) -> int:
     return _rv_param(text)
 
 
+def bool_param(params: Mapping[str, str], name: str) -> bool | None:
+    """A boolean query parameter (`watch`, `allowWatchBookmarks`, `sendInitialEvents`,
+    `force`) the way the apiserver decodes query parameters into its options
+    (apimachinery's `Convert_Slice_string_To_bool`): None when absent; False for "0" and
+    "false" in any case; True for anything else, an empty value included. So "True" (what
+    the official Python client 36 sends) and "1" are true, and no value is an error."""
+    value = params.get(name)
+    if value is None:
+        return None
+    return not (value == "0" or value.casefold() == "false")
+
+
+_GO_TRUE = ("1", "t", "T", "TRUE", "true", "True")
+_GO_FALSE = ("0", "f", "F", "FALSE", "false", "False")
+
+
+def go_parse_bool(text: str) -> bool | None:
+    """Go's `strconv.ParseBool`: True or False for its twelve spellings, else None.
+    The apiserver reads `?pretty=` with it and treats anything else as false."""
+    if text in _GO_TRUE:
+        return True
+    if text in _GO_FALSE:
+        return False
+    return None

@@ -11,8 +11,10 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from kubenb.clock import Clock
+from kubenb.errors import KubenbError
 from kubenb.server.churn import Churn, seed_objects
 from kubenb.server.faults import Faults
 from kubenb.server.handlers import ApiHandler
@@ -20,7 +22,7 @@ from kubenb.server.http import KubeHTTPServer
 from kubenb.server.kubeconfig import write_kubeconfig
 from kubenb.server.resources import ResourceRegistry
 from kubenb.server.rest import SYSTEM_NAMESPACES, Registry
-from kubenb.server.storage import Storage
+from kubenb.server.storage import DEFAULT_WATCH_BUFFER_BYTES, Storage
 from kubenb.server.tls import (
     SERVING_NAMES,
     CertBundle,
@@ -30,6 +32,10 @@ from kubenb.server.tls import (
 )
 
 _WILDCARDS = ("", "0.0.0.0")
+
+
+class ServerConfigError(KubenbError, ValueError):
+    """An EmbeddedServer argument out of range."""
 
 
 class EmbeddedServer:
@@ -45,6 +51,11 @@ class EmbeddedServer:
     kubeconfig's certificate-authority-data); `tls=(certfile, keyfile)` serves your own
     certificate, with `tls_ca=` naming the CA clients should trust (else the system's).
     `faults` holds the fault switches; `churn()` and `seed_objects()` make it move.
+
+    A watcher that stops reading is closed once the events waiting for it pass
+    `max_watch_buffer_bytes` of JSON (or `max_watch_buffer` events), as the real
+    apiserver closes unresponsive watchers; its client resumes from its last
+    resourceVersion. `watch_stats()` counts those closes.
     """
 
     def __init__(
@@ -56,6 +67,7 @@ class EmbeddedServer:
         bookmark_interval: float = 60.0,
         too_large_rv_wait: float = 3.0,
         max_watch_buffer: int = 100_000,
+        max_watch_buffer_bytes: int = DEFAULT_WATCH_BUFFER_BYTES,
         tls: bool | tuple[str | os.PathLike[str], str | os.PathLike[str]] = False,
         tls_ca: str | os.PathLike[str] | None = None,
     ) -> None:
@@ -64,7 +76,12 @@ class EmbeddedServer:
         self._token = token
         self._certs = _certificates(host, tls, tls_ca)
         self.bookmark_interval = bookmark_interval
-        self.storage = Storage(history_window=history_window, max_watch_buffer=max_watch_buffer)
+        if max_watch_buffer_bytes < 0:
+            raise ServerConfigError(
+                f"EmbeddedServer(max_watch_buffer_bytes={max_watch_buffer_bytes}): give a "
+                "number of bytes, or 0 for no byte bound")
+        self.storage = Storage(history_window=history_window, max_watch_buffer=max_watch_buffer,
+                               max_watch_buffer_bytes=max_watch_buffer_bytes)
         self.types = ResourceRegistry()
         self.registry = Registry(self.storage, self.types, too_large_rv_wait=too_large_rv_wait)
         for namespace in SYSTEM_NAMESPACES:
@@ -202,6 +219,11 @@ class EmbeddedServer:
         return str(write_kubeconfig(path, self.url, self._token, self.ca_pem))
 
     # -- instruments -----------------------------------------------------------------
+
+    def watch_stats(self) -> dict[str, Any]:
+        """`open` watches, `buffered_bytes` waiting for each, `closed_behind` (watchers
+        closed so far for falling behind) and `max_buffer_bytes` (the bound)."""
+        return self.storage.watch_stats()
 
     def drop_watches(self) -> int:
         """End every open watch now (clients see the stream close); returns how many.

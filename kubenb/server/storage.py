@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 ADDED = "ADDED"
@@ -19,6 +19,9 @@ MODIFIED = "MODIFIED"
 DELETED = "DELETED"
 
 Obj = dict[str, Any]
+
+#: Default bound on the JSON bytes buffered for one watcher that is not reading.
+DEFAULT_WATCH_BUFFER_BYTES = 32 * 1024 * 1024
 
 
 class TooOldError(Exception):
@@ -59,28 +62,48 @@ class Event:
 
 
 class WatchQueue:
-    """A watcher's private buffer: writers append, the watch's thread drains."""
+    """A watcher's private buffer: writers append, the watch's thread drains.
 
-    def __init__(self, resource: str, max_buffer: int) -> None:
+    Bounded twice: in events (`max_buffer`) and in the bytes of their JSON
+    (`max_bytes`, 0 for no byte bound). A watcher that falls behind either bound is
+    closed, as the apiserver closes an unresponsive watcher, and its client resumes
+    from its last resourceVersion (or relists on 410). `on_overflow`, when set, is
+    called once at that moment (outside the queue's lock), so the HTTP side can unblock
+    a write the client is not reading.
+    """
+
+    def __init__(self, resource: str, max_buffer: int, max_bytes: int = 0) -> None:
         self.resource = resource
         self._max = max_buffer
+        self._max_bytes = max_bytes
         self._events: deque[Event] = deque()
+        self._bytes = 0
         self._cond = threading.Condition(threading.Lock())
         self.closed = False
         self.overflowed = False
+        self.counted = False  # overflow counted in Storage.watch_stats()
+        self.on_overflow: Callable[[], None] | None = None
 
     def push(self, event: Event) -> None:
         """Append without blocking; a watcher that falls too far behind is closed."""
+        size = len(event.encoded()) if self._max_bytes else 0
+        hook = None
         with self._cond:
             if self.closed:
                 return
-            if len(self._events) >= self._max:
+            if len(self._events) >= self._max or (
+                    self._max_bytes and self._bytes + size > self._max_bytes):
                 self._events.clear()
+                self._bytes = 0
                 self.overflowed = True
                 self.closed = True
+                hook = self.on_overflow
             else:
                 self._events.append(event)
+                self._bytes += size
             self._cond.notify()
+        if hook is not None:
+            hook()
 
     def get(self, timeout: float) -> list[Event]:
         """Everything buffered, waiting up to `timeout` s for the first event."""
@@ -89,12 +112,18 @@ class WatchQueue:
                 self._cond.wait(timeout)
             out = list(self._events)
             self._events.clear()
+            self._bytes = 0
             return out
 
     def pending(self) -> int:
         """How many events wait to be sent."""
         with self._cond:
             return len(self._events)
+
+    def pending_bytes(self) -> int:
+        """The JSON bytes of the events waiting to be sent (0 without a byte bound)."""
+        with self._cond:
+            return self._bytes
 
     def close(self) -> None:
         """End the watch; the consumer sees `closed` after draining."""
@@ -106,7 +135,8 @@ class WatchQueue:
 class Storage:
     """Objects by resource key, namespace and name, plus the event history window."""
 
-    def __init__(self, history_window: int = 10_000, max_watch_buffer: int = 100_000) -> None:
+    def __init__(self, history_window: int = 10_000, max_watch_buffer: int = 100_000,
+                 max_watch_buffer_bytes: int = DEFAULT_WATCH_BUFFER_BYTES) -> None:
         if history_window < 1:
             raise ValueError("history_window must be at least 1 event")
         self.lock = threading.RLock()
@@ -117,7 +147,9 @@ class Storage:
         self._window = history_window
         self._oldest_rv = 0
         self._watchers: set[WatchQueue] = set()
-        self._max_watch_buffer = max_watch_buffer
+        self.max_watch_buffer = max_watch_buffer
+        self.max_watch_buffer_bytes = max_watch_buffer_bytes
+        self._closed_behind = 0
 
     # -- reads ---------------------------------------------------------------
 
@@ -242,7 +274,7 @@ class Storage:
                     if event.resource == resource:
                         backlog.append(event)
                 backlog.reverse()
-            queue = WatchQueue(resource, self._max_watch_buffer)
+            queue = WatchQueue(resource, self.max_watch_buffer, self.max_watch_buffer_bytes)
             self._watchers.add(queue)
             return initial, backlog, self._rv, queue
 
@@ -250,6 +282,9 @@ class Storage:
         """Unregister and close one watch."""
         with self.lock:
             self._watchers.discard(queue)
+            if queue.overflowed and not queue.counted:
+                queue.counted = True
+                self._closed_behind += 1
         queue.close()
 
     def close_all_watches(self) -> int:
@@ -266,6 +301,18 @@ class Storage:
         """Open watches."""
         with self.lock:
             return len(self._watchers)
+
+    def watch_stats(self) -> dict[str, Any]:
+        """Open watches, the bytes buffered for each, and how many were closed for
+        falling more than `max_watch_buffer_bytes` (or `max_watch_buffer` events) behind."""
+        with self.lock:
+            queues = list(self._watchers)
+            closed_behind = self._closed_behind + sum(
+                1 for q in queues if q.overflowed and not q.counted)
+        return {"open": len(queues),
+                "buffered_bytes": [q.pending_bytes() for q in queues],
+                "closed_behind": closed_behind,
+                "max_buffer_bytes": self.max_watch_buffer_bytes}
 
     def compact(self) -> int:
         """Forget the whole history: later resumes from older RVs get 410."""

@@ -161,8 +161,6 @@ def test_apply_to_custom_resources_and_status(api: Api) -> None:
      "Secret"),
     ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n", {"fieldManager": "m"}, 400,
      "does not match"),
-    ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
-     {"fieldManager": "m", "force": "maybe"}, 400, "force"),
     ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: other\n",
      {"fieldManager": "m"}, 400, "namespace"),
     ("- just\n- a list\n", {"fieldManager": "m"}, 400, "object"),
