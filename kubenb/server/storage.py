@@ -296,6 +296,20 @@ class Storage:
             queue.close()
         return len(queues)
 
+    def bookmark_rv(self, queue: WatchQueue) -> int | None:
+        """The resourceVersion a BOOKMARK on `queue`'s watch may carry: the current one,
+        if every event up to it was handed to that queue (none waits in it) and the queue
+        still receives writes; else None (no bookmark this time).
+
+        A dropped or cut-off watch leaves the watcher set before its queue is closed, and
+        writes in between never reach it: a bookmark then would carry an RV past events
+        the client never got, and the client, resuming from it, would never see them.
+        """
+        with self.lock:
+            if queue.closed or queue.pending() or queue not in self._watchers:
+                return None
+            return self._rv
+
     @property
     def watch_count(self) -> int:
         """Open watches."""

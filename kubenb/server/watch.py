@@ -198,7 +198,4 @@ class WatchStream:
         """The current RV if every event up to it has been handed to this watcher."""
         queue = self._queue
         assert queue is not None
-        with self._storage.lock:
-            if queue.pending():
-                return None
-            return self._storage.resource_version
+        return self._storage.bookmark_rv(queue)

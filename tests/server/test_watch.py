@@ -11,6 +11,7 @@ import pytest
 import requests
 
 from kubenb.server import EmbeddedServer
+from kubenb.server.watch import WatchStream
 from tests.helpers import wait_until
 from tests.server.conftest import REALAPI, Api, watch_lines
 from tests.server.test_crud import assert_status_like
@@ -278,3 +279,29 @@ def test_watch_from_a_future_rv_waits_for_it(api: Api) -> None:
     for name in ("f1", "f2", "f3"):
         api.create_cm(name)
     assert [e["object"]["metadata"]["name"] for e in watch_lines(resp)] == ["f3"]
+
+
+def test_no_bookmark_carries_a_write_a_dropped_watch_never_got(server: EmbeddedServer) -> None:
+    """Dropping watches takes them out of the watcher set first and closes their queues
+    after; a write in between never reaches the queue. A bookmark sent in that window
+    carried the write's RV, so the client resumed past it and lost the event (seen as a
+    cache that never converged in the chaos test, one run in a few hundred)."""
+    storage = server.storage
+    rtype = server.types.by_key("configmaps")
+    assert rtype is not None
+    rv = str(storage.resource_version)
+    stream = WatchStream(storage, rtype, None, {"resourceVersion": rv,
+                                                "allowWatchBookmarks": "true"},
+                         bookmark_interval=0.01, stop=threading.Event())
+    queue = stream._queue
+    assert queue is not None
+    assert stream._storage_bookmark_rv() == storage.resource_version  # a live, idle watch
+    with storage.lock:
+        storage._watchers.discard(queue)  # the first half of close_all_watches
+    storage.put("configmaps", "default", "in-the-window", {
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "in-the-window", "namespace": "default"}})
+    assert queue.pending() == 0  # the write did not reach the dropped watch ...
+    assert stream._storage_bookmark_rv() is None  # ... so no bookmark may claim it
+    queue.close()
+    assert stream._storage_bookmark_rv() is None
