@@ -148,12 +148,15 @@ class Cluster:
         if not informer.has_synced():
             from kubenb.cache.wait import wait_for_cache_sync
 
-            if watcher is not None:
-                watcher.raise_if_failed()
             stop = watcher.failed if watcher is not None else None
-            if not wait_for_cache_sync(stop, informer.has_synced, timeout=timeout):
-                if watcher is not None:
-                    watcher.raise_if_failed()
+            synced = wait_for_cache_sync(stop, informer.has_synced, timeout=timeout)
+            if watcher is not None and watcher.error is not None and not synced:
+                # The server refuses this view for good: stop the informer and forget it,
+                # so it does not retry until the cluster closes (asking again starts anew).
+                self._first_lists.pop(id(informer), None)
+                self.factory.remove(informer)
+                watcher.raise_if_failed()
+            if not synced:
                 error = informer.stats()["reflector"].get("last_error") or "no error reported"
                 raise CacheSyncTimeout(
                     f"informer for {info.group_resource} did not sync within {timeout}s "

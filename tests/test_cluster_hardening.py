@@ -159,8 +159,13 @@ def test_a_first_list_refused_with_400_fails_at_once_with_the_servers_message(
                            '"metadata.namespace"')
     assert 'list v1 configmaps with fieldSelector "spec.foo=x"' in str(err)
     assert seen, "a handler set before still sees the error"
+    refused = shared.informer()
+    assert cluster.factory.informers() == {}  # forgotten: it does not retry until close
+    assert refused.is_stopped()
+    assert not [t for t in threading.enumerate() if t.name == f"kubenb-informer-{refused.name}"]
     with pytest.raises(BadRequest):  # asking again does not wait either
         cluster.informer("configmaps", field_selector="spec.foo=x", timeout=30)
+    assert cluster.factory.informers() == {}
 
 
 def test_a_valid_selector_still_syncs(cluster: Cluster) -> None:
