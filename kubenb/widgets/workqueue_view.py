@@ -18,7 +18,7 @@ from kubenb.errors import KubenbError
 from kubenb.reactive.publisher import DEFAULT_RATE, Publisher
 from kubenb.widgets._feed import PolledView
 from kubenb.widgets._html import counter, esc, fmt_seconds, sparkline
-from kubenb.widgets.pipeline import workqueue_sample
+from kubenb.widgets._samples import workqueue_sample
 
 __all__ = ["WorkqueueView"]
 
@@ -98,8 +98,9 @@ class WorkqueueView(PolledView):
             f"<div>work {sparkline(list(self.durations), 'work-duration')}</div>")
         items = [str(i) for i in sample["items"]][:MAX_ITEMS_SHOWN]
         listed = "".join(f'<li class="kubenb-processing-item">{esc(i)}</li>' for i in items)
-        self.processing.value = (f"<div>processing now ({sample['processing']}):<ul>{listed}"
-                                 "</ul></div>")
+        self.processing.value = (f"<div>processing now ({sample['processing']}):</div>"
+                                 '<div style="height:110px;overflow:auto;border:1px solid '
+                                 f'#ddd"><ul style="margin:2px 0">{listed}</ul></div>')
 
     def __repr__(self) -> str:
         return f"WorkqueueView({self._queue_name()!r}, renders={self.renders})"
