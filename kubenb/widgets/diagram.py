@@ -62,6 +62,8 @@ BOXES = (("api", "API server"), ("reflector", "Reflector"), ("fifo", "DeltaFIFO"
          ("handlers", "Resource Event Handlers"), ("workqueue", "Workqueue"),
          ("process", "Process Item"))
 LOWER = frozenset({"workqueue", "process"})
+_SHORT = {"api": "API server", "store": "Store", "handlers": "Handlers", "fifo": "FIFO",
+          "process": "Process Item"}
 
 #: Where each box is drawn: x, y, width, height (the SVG is WIDTH x HEIGHT).
 WIDTH, HEIGHT, DIVIDER = 920, 446, 306
@@ -503,7 +505,7 @@ class InformerDiagram(PolledView):
         self.buttons: dict[str, widgets.Button] = {}
         inspect = []
         for box, title in BOXES:
-            button = widgets.Button(description=title.replace("Resource Event ", ""),
+            button = widgets.Button(description=_SHORT.get(box, title),
                                     tooltip=f"inspect the {title}",
                                     layout=widgets.Layout(width="auto"))
             for css in ("kubenb-diagram-inspect", f"kubenb-diagram-inspect-{box}",
