@@ -9,6 +9,7 @@ later, on the publisher thread.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import islice
 from typing import Any
 
 __all__ = [
@@ -217,17 +218,18 @@ def queue_detail(queue: Any) -> dict[str, Any]:
     if lock is None or not hasattr(queue, "_dirty"):
         out["processing"] = [str(i) for i in processing_items(queue)][:MAX_LISTED]
         return out
-    with lock:
+    with lock:  # bounded copies: a deep queue costs no more than MAX_LISTED keys here
         storage = getattr(queue, "_queue", None)
         items = getattr(storage, "_items", None)
-        ordered = list(items)[:MAX_LISTED] if items is not None else None
-        dirty = list(queue._dirty)
-        processing = list(queue._processing)
-    in_process = set(processing)
-    out["ready"] = ordered if ordered is not None else [d for d in dirty
-                                                       if d not in in_process][:MAX_LISTED]
-    out["processing"] = processing[:MAX_LISTED]
-    out["redo"] = [d for d in dirty if d in in_process][:MAX_LISTED]
+        dirty = queue._dirty
+        processing = list(islice(queue._processing, MAX_LISTED))
+        ready = (list(islice(items, MAX_LISTED)) if items is not None else
+                 list(islice((d for d in dirty if d not in queue._processing), MAX_LISTED)))
+        redo = [p for p in processing if p in dirty]
+    out["ordered"] = items is not None  # FIFO storage: keys leave the ready list in order
+    out["ready"] = ready
+    out["processing"] = processing
+    out["redo"] = redo
     cond = getattr(queue, "_waiting_cond", None)
     clock = getattr(queue, "clock", None)
     now = clock.now() if clock is not None else None

@@ -191,8 +191,8 @@ def _box_lines(box: str, s: dict[str, Any], lit: bool) -> tuple[list[str], str, 
         return ["process loop " + c("informer-state", state),
                 "errors " + c("fifo-process-errors", v.get("process_errors", 0))
                 + ("  synced" if v.get("synced") else "  syncing"),
-                ("holding " + esc(_short(held, 20))) if held else
-                "steps " + c("informer-steps", v.get("steps", 0))], \
+                "steps " + c("informer-steps", v.get("steps", 0))
+                + (("  holding " + esc(_short(held, 15))) if held else "")], \
             state, _STATE_COLOURS.get(state, _LINE)
     if box == "store":
         items = (s.get("indexer") or {}).get("items", 0)
@@ -439,8 +439,9 @@ def inspector_html(box: str, sample: dict[str, Any], activity: list[str], *,
         parts.append(_kv_table([("processed", v.get("done", 0)), ("errors", v.get("errors", 0)),
                                 ("processing now", ", ".join(map(str, v.get("in_flight") or []))
                                  or "nothing")]))
-        parts.append("<div><b>last items processed</b> (newest first; a worker's key is "
-                     "seen when a sample catches it, so very fast ones may be missing)</div>")
+        parts.append("<div><b>last items processed</b> (newest first; a worker's keys are "
+                     "seen by comparing samples of the queue, so a key added and processed "
+                     "between two samples is counted, not listed)</div>")
         parts.append(_list_table("kubenb-inspector-processed", ["time", "key", "outcome"],
                                  [list(r) for r in recent or []], "none yet"))
         errors = v.get("recent_errors") or []
@@ -499,6 +500,7 @@ class InformerDiagram(PolledView):
         self.recent: deque[tuple[str, str, str]] = deque(maxlen=20)
         self._previous: dict[str, Any] | None = None
         self._own = {"gets": 0, "done": 0, "errors": 0}
+        self._own_keys: set[str] = set()
 
         self.svg = widgets.HTML()
         self.svg.add_class("kubenb-diagram-picture")
@@ -587,7 +589,7 @@ class InformerDiagram(PolledView):
         queue = queue_of(source)
         waiting = getattr(queue, "_waiting_count", None)
         wq["delayed"] = waiting() if callable(waiting) else 0
-        if detail and queue is not None:
+        if queue is not None:  # bounded; also how finished keys are seen (_record_activity)
             wq["detail"] = queue_detail(queue)
         items = [str(i) for i in wq.pop("items")]
         controller = controller_of(source)
@@ -627,13 +629,10 @@ class InformerDiagram(PolledView):
     def _record_activity(self, sample: dict[str, Any], previous: dict[str, Any] | None
                          ) -> None:
         stamp = wall_time(sample["wall"])
-        if previous is not None and "process" in sample:
-            finished = set((previous.get("process") or {}).get("in_flight") or []) - set(
-                sample["process"].get("in_flight") or [])
-            for key in sorted(finished):
-                self.recent.append((stamp, key, "finished (seen by sampling)"))
+        own, self._own_keys = self._own_keys, set()
         if previous is None:
             return
+        self._record_finished(stamp, previous, sample, own)
         for box, _ in BOXES:
             now = sample.get(box if box != "store" else "indexer") or {}
             before = previous.get(box if box != "store" else "indexer") or {}
@@ -648,6 +647,30 @@ class InformerDiagram(PolledView):
             if box == "reflector" and now.get("last_error") and \
                     now.get("last_error") != before.get("last_error"):
                 self.activity[box].append(f"{stamp} error: {now['last_error']}")
+
+    def _record_finished(self, stamp: str, previous: dict[str, Any], sample: dict[str, Any],
+                         own: set[str]) -> None:
+        """Keys a worker took and finished between two samples, as far as the samples
+        show: a key processing before, or near the head of the ready list, that is
+        neither ready nor processing now (keys this diagram processed itself are
+        recorded when it does, with their outcome)."""
+        before = ((previous.get("workqueue") or {}).get("detail")) or {}
+        now = ((sample.get("workqueue") or {}).get("detail")) or {}
+        if not before or not now:
+            return
+        ready_now, processing_now = set(now.get("ready") or []), set(now.get("processing") or [])
+        waiting_now = {k for k, _ in now.get("waiting") or []}
+        candidates = list(before.get("processing") or [])
+        if before.get("ordered"):
+            candidates += list(before.get("ready") or [])
+        seen: set[Any] = set()
+        for key in candidates:
+            if key in seen or str(key) in own or key in ready_now or key in processing_now:
+                continue
+            seen.add(key)
+            outcome = ("failed: waiting for a retry" if key in waiting_now
+                       else "done (seen by sampling)")
+            self.recent.append((stamp, str(key), outcome))
 
     def _redraw_now(self) -> None:
         """Sample and draw on the calling thread (after a click), if still open."""
@@ -686,12 +709,12 @@ class InformerDiagram(PolledView):
         self._redraw_now()
 
     def _controller(self) -> Any:
+        reason = gone_reason(self.informer)  # first: what a closed cluster did is the news
+        if reason:
+            raise KubenbError(reason)
         if self.closed:
             raise KubenbError("this diagram is closed (close() was called): its buttons do "
                               "nothing now; run its cell again for a live one")
-        reason = gone_reason(self.informer)
-        if reason:
-            raise KubenbError(reason)
         return self.informer.get_controller()
 
     def pause(self) -> str:
@@ -798,6 +821,7 @@ class InformerDiagram(PolledView):
                 queue.done(key)
                 self._own["done"] += 1
         self.recent.append((wall_time(time.time()), str(key), outcome))
+        self._own_keys.add(str(key))
         self.selected = self.selected or "process"
         self._redraw_now()
         return f"processed {key}: {outcome}"

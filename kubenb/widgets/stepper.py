@@ -205,12 +205,12 @@ class DeltaStepper(PolledView):
                                  f"{esc(err)}</span>")
 
     def _controller(self) -> Any:
+        reason = gone_reason(self.informer)  # first: what a closed cluster did is the news
+        if reason:
+            raise KubenbError(reason)
         if self.closed:
             raise KubenbError("this stepper is closed (close() was called); run its cell "
                               "again for a live one")
-        reason = gone_reason(self.informer)
-        if reason:
-            raise KubenbError(reason)
         return self.informer.get_controller()
 
     def pause(self) -> None:

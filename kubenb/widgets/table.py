@@ -223,6 +223,7 @@ class ResourceTable:
         self.changed: set[str] = set()
         self._marked_at: dict[str, float] = {}
         self._hashes: pd.Series | None = None
+        self._synced = False
         self.matched = 0
         self.renders = 0
 
@@ -303,7 +304,8 @@ class ResourceTable:
         except TypeError:  # unhashable cells (lists from a callable column): by their text
             hashes = pd.util.hash_pandas_object(df[names].astype(str), index=False)
         previous, self._hashes = self._hashes, hashes
-        if previous is None:
+        synced_before, self._synced = self._synced, bool(self.frame.synced)
+        if previous is None or not synced_before:  # the first list is not a change
             self.changed = set()
             return
         new = ~hashes.index.isin(previous.index)

@@ -323,8 +323,56 @@ def test_diagram_with_a_running_controller_lights_the_lower_half(cluster) -> Non
         controller.stop()
 
 
+def test_process_item_lists_the_keys_a_running_controller_finished(cluster) -> None:
+    """A worker's keys are seen by comparing samples: one processing in a sample and
+    gone in the next is listed as done; one back waiting for a retry as failed."""
+    import threading
+
+    informer = cluster.informer("configmaps")
+    release = threading.Event()
+    attempts: dict[str, int] = {}
+
+    def reconcile(key: str) -> None:
+        attempts[key] = attempts.get(key, 0) + 1
+        if key == "default/slow":
+            release.wait(10)
+        if key == "default/bad" and attempts[key] == 1:
+            raise RuntimeError("not yet")
+
+    clock = FakeClock()   # the failed key's retry waits until we step it: it stays waiting
+    controller = Controller("diagram-sampled", reconcile, workers=1, clock=clock)
+    controller.watch(informer).run()
+    diagram = InformerDiagram(informer, controller, poll=False)
+    try:
+        cluster.resource("configmaps").create(_cm("slow"))
+        wait_until(lambda: attempts.get("default/slow") == 1, what="the slow key processing")
+        cluster.resource("configmaps").create(_cm("bad"))
+        wait_until(lambda: diagram.refresh() is None and
+                   diagram.counters("workqueue")["detail"]["ready"] == ["default/bad"],
+                   what="the bad key queued behind the slow one")
+        assert diagram.counters("process")["in_flight"] == ["default/slow"]
+        release.set()
+        wait_until(lambda: attempts.get("default/bad") == 1, what="the bad key tried")
+        wait_until(lambda: controller.metrics().reconciles == 2, what="both reconciles")
+        diagram.refresh()
+        outcomes = {key: outcome for _, key, outcome in diagram.recent}
+        assert outcomes == {"default/slow": "done (seen by sampling)",
+                            "default/bad": "failed: waiting for a retry"}
+        diagram.select("process")
+        assert "failed: waiting for a retry" in diagram.detail.value
+    finally:
+        release.set()
+        diagram.close()
+        controller.stop()
+
+
 def test_buttons_say_the_cluster_is_closed_instead_of_doing_nothing(cluster) -> None:
     informer = cluster.informer("configmaps")
+    closed_early = InformerDiagram(informer, poll=False)
+    closed_early.close()
+    closed_early.controls["pause"].click()
+    assert "this diagram is closed" in closed_early.status.value
+    assert not informer.get_controller().is_paused()
     diagram = InformerDiagram(informer, poll=False)
     try:
         cluster.factory.shutdown()                        # what cluster.close() does first
@@ -335,8 +383,8 @@ def test_buttons_say_the_cluster_is_closed_instead_of_doing_nothing(cluster) -> 
         assert 'kubenb-counter-informer-state" data-value="stopped"' in diagram.svg.value
     finally:
         diagram.close()
-    diagram.controls["step"].click()
-    assert "this diagram is closed" in diagram.status.value
+    diagram.controls["step"].click()                       # the cluster's fate comes first
+    assert "the informer has stopped" in diagram.status.value
     diagram.buttons["reflector"].click()                  # inspecting still works when closed
     assert diagram.selected == "reflector" and "kubenb-inspector-reflector" in \
         diagram.detail.value

@@ -6,6 +6,7 @@ import pytest
 
 from kubenb.cache import ResourceEventHandlerFuncs
 from kubenb.clock import FakeClock
+from kubenb.errors import KubenbError
 from kubenb.reactive.publisher import Publisher
 from kubenb.widgets.stepper import DeltaStepper
 from tests.helpers import wait_until
@@ -115,9 +116,18 @@ def test_stepper_buttons_say_why_they_cannot_act(cluster) -> None:
     assert "the informer has stopped" in stepper.status.value
     stepper.close()
     stepper.resume_button.click()
-    assert "this stepper is closed" in stepper.status.value
-    with pytest.raises(Exception, match="closed"):
+    assert "the informer has stopped" in stepper.status.value
+    with pytest.raises(KubenbError, match=r"cluster\.close\(\)"):
         stepper.pause()
+
+
+def test_a_closed_stepper_says_so(cluster) -> None:
+    informer = cluster.informer("configmaps")
+    stepper = DeltaStepper(informer, poll=False)
+    stepper.close()
+    stepper.pause_button.click()
+    assert "this stepper is closed" in stepper.status.value
+    assert not informer.get_controller().is_paused()
 
 
 def test_server_controls_say_when_the_server_is_stopped() -> None:

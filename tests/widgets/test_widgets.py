@@ -137,7 +137,7 @@ def test_resource_table_of_pods_shows_kubectls_columns_coloured_by_status(cluste
         assert table.frame.kind == "Pod"
         assert list(table.frame.columns.names) == ["NAMESPACE", "NAME", "READY", "STATUS",
                                                    "RESTARTS", "AGE"]
-        wait_until(lambda: table.matched == 4, what="4 rows")
+        wait_until(lambda: table.frame.synced and table.matched == 4, what="4 rows, synced")
         body = table.body.value
         assert "<th" in body and ">AGE</th>" in body and "days" not in body
         ages = re.findall(r'<td style="padding:1px 10px 1px 4px">(\d+[smhd][^<]*)</td></tr>',
