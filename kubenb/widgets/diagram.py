@@ -52,7 +52,7 @@ from kubenb.widgets._samples import (
     workqueue_sample,
 )
 from kubenb.widgets.stepper import StepResult, apply_one, step_html
-from kubenb.widgets.table import SCROLL_STYLE
+from kubenb.widgets.table import scrolling
 
 __all__ = ["ARROWS", "BOXES", "InformerDiagram", "diagram_svg", "flow_totals"]
 
@@ -383,7 +383,8 @@ def inspector_html(box: str, sample: dict[str, Any], activity: list[str], *,
         parts.append(_more(len(rows), int(v.get("depth", 0)) + (1 if held else 0)))
     elif box == "informer":
         if last_step is not None:
-            parts.append("<div><b>last step</b></div>" + step_html(last_step, height=150))
+            parts.append(f"<div><b>last step</b>: applied {esc(last_step.key)} (before, after "
+                         "and diff under the buttons)</div>")
         parts.append(_kv_table([("process loop", v.get("state", "")),
                                 ("synced", v.get("synced", False)),
                                 ("deltas popped", v.get("popped", 0)),
@@ -453,9 +454,8 @@ def inspector_html(box: str, sample: dict[str, Any], activity: list[str], *,
         "<li>no activity yet</li>"
     parts.append(f'<div class="kubenb-activity kubenb-activity-{box}"><b>recent activity</b>'
                  f"<ul>{lines}</ul></div>")
-    return (f'<div class="kubenb-inspector kubenb-inspector-{box}" style="{SCROLL_STYLE};'
-            f'height:300px;background:#fff"><b style="font-size:13px">{esc(title)}</b>'
-            f'{"".join(parts)}</div>')
+    return (f'<div class="kubenb-inspector kubenb-inspector-{box}" style="font-size:12px;'
+            f'padding:4px"><b style="font-size:13px">{esc(title)}</b>{"".join(parts)}</div>')
 
 
 # -- the widget ------------------------------------------------------------------------------
@@ -550,15 +550,18 @@ class InformerDiagram(PolledView):
                                          self.step_clock))
         self.status = widgets.HTML()
         self.status.add_class("kubenb-diagram-status")
-        self.detail = widgets.HTML()
-        self.detail.add_class("kubenb-diagram-inspector")
+        self.step_view = widgets.HTML()
+        self.step_view.add_class("kubenb-diagram-step")
+        # the inspector scrolls in a box of its own: re-drawn twice a second, it keeps
+        # where the reader scrolled to
+        self.detail = scrolling(widgets.HTML(), 320, "kubenb-diagram-inspector")
         self.detail.add_class("kubenb-pipeline-activity")
         self.widget = widgets.VBox([
             self.svg,
             widgets.HBox([widgets.HTML("inspect:&nbsp;"), *inspect],
                          layout=widgets.Layout(flex_flow="row wrap")),
             widgets.HBox([*fifo_row, *queue_row], layout=widgets.Layout(flex_flow="row wrap")),
-            self.status, self.detail])
+            self.status, self.step_view, self.detail])
         for css in ("kubenb-diagram", "kubenb-pipeline"):
             self.widget.add_class(css)
         self._start_feed(interval=interval, publisher=publisher, rate=rate, clock=clock,
@@ -738,6 +741,7 @@ class InformerDiagram(PolledView):
         else:
             self.last_step = result
             self.selected = "informer"
+            self.step_view.value = step_html(result, height=200)
             calls = ", ".join(f"{c}" for c, _ in result.calls) or "no handler call"
             self._say(f"applied {result.key}: {', '.join(t for t, _ in result.deltas)} -> "
                       f"{calls}")

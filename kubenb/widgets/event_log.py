@@ -25,6 +25,7 @@ from kubenb.errors import KubenbError
 from kubenb.reactive.publisher import DEFAULT_RATE, Publisher, hold_sync_sink
 from kubenb.reactive.view import unchanged
 from kubenb.widgets._html import esc, wall_time
+from kubenb.widgets.table import scrolling
 
 __all__ = ["EVENT_TYPES", "EventLog", "LogEntry"]
 
@@ -97,8 +98,7 @@ class EventLog:
         self.text_filter.add_class("kubenb-event-filter")
         self.count = widgets.HTML()
         self.count.add_class("kubenb-event-count")
-        self.lines = widgets.HTML()
-        self.lines.add_class("kubenb-event-lines")
+        self.lines = scrolling(widgets.HTML(), height, "kubenb-event-lines")
         self.widget = widgets.VBox([widgets.HBox([self.type_filter, self.text_filter,
                                                   self.count]), self.lines])
         self.widget.add_class("kubenb-event-log")
@@ -171,11 +171,9 @@ class EventLog:
             head = "".join(f'<th style="position:sticky;top:0;background:#eceff1;'
                            f'text-align:left;padding-right:10px">{h}</th>'
                            for h in ("#", "time", "type", "key", "rv"))
-            self.lines.value = (f'<div class="kubenb-event-scroll" style="height:{self.height}px;'
-                                'overflow:auto;border:1px solid #ddd"><table class='
-                                '"kubenb-event-table" style="font-size:12px;border-collapse:'
-                                f'collapse"><thead><tr>{head}</tr></thead><tbody>{rows}'
-                                "</tbody></table></div>")
+            self.lines.value = ('<table class="kubenb-event-table" style="font-size:12px;'
+                                f'border-collapse:collapse"><thead><tr>{head}</tr></thead>'
+                                f"<tbody>{rows}</tbody></table>")
             self.count.value = (f'<span data-count="{len(visible)}">{len(visible)} shown, '
                                 f"{len(self.entries)} kept, {self.total} seen</span>")
 

@@ -34,13 +34,25 @@ from kubenb.printers import human_duration, kind_for_resource
 from kubenb.reactive.frame import LiveFrame
 from kubenb.widgets._html import esc
 
-__all__ = ["ALL_NAMESPACES", "ObjectView", "ResourceTable", "informer_kind", "status_tone",
-           "to_yaml"]
+__all__ = ["ALL_NAMESPACES", "ObjectView", "ResourceTable", "informer_kind", "scrolling",
+           "status_tone", "to_yaml"]
 
 ALL_NAMESPACES = "(all namespaces)"
-#: Fixed-height, scrolling boxes: a growing table or YAML never moves the page.
+#: Fixed-height, scrolling boxes inside one HTML value (a step's YAML, a diff): shown
+#: once, never re-rendered underneath the reader.
 SCROLL_STYLE = ("height:260px;overflow:auto;margin:2px 0;padding:4px;font-size:12px;"
                 "border:1px solid #ddd;background:#fafafa")
+
+
+def scrolling(widget: Any, height: int, css: str = "") -> Any:
+    """Give a live widget a fixed height that scrolls: the page never jumps as it grows,
+    and, the scroll box being the widget itself (not part of its value), a re-render
+    keeps where the reader scrolled to."""
+    widget.layout = widgets.Layout(height=f"{height}px", overflow="auto",
+                                   border="1px solid #ddd")
+    if css:
+        widget.add_class(css)
+    return widget
 _SECRET_KINDS = {"Secret"}
 
 
@@ -90,8 +102,7 @@ class ObjectView:
     managedFields are left out, as kubectl does."""
 
     def __init__(self, obj: Any = None, height: int = 260) -> None:
-        self.widget = widgets.HTML()
-        self.widget.add_class("kubenb-object-view")
+        self.widget = scrolling(widgets.HTML(), height, "kubenb-object-view")
         self.height = height
         self.key: str | None = None
         self.show(obj)
@@ -104,8 +115,8 @@ class ObjectView:
             self.widget.value = '<div class="kubenb-object-empty">no object selected</div>'
         else:
             label = f"<b>{esc(key)}</b> (YAML, as cached)" if key else ""
-            self.widget.value = (f"{label}<pre class=\"kubenb-yaml\" style=\"{SCROLL_STYLE};"
-                                 f'height:{self.height}px">{esc(to_yaml(obj))}</pre>')
+            self.widget.value = (f'{label}<pre class="kubenb-yaml" style="margin:2px 0;'
+                                 f'font-size:12px">{esc(to_yaml(obj))}</pre>')
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
@@ -248,7 +259,7 @@ class ResourceTable:
         self.row_count.add_class("kubenb-row-count")
         self.error = widgets.HTML()
         self.error.add_class("kubenb-table-error")
-        self.body = widgets.HTML()
+        self.body = scrolling(widgets.HTML(), height, "kubenb-table-scroll")
         self.body.add_class("kubenb-table-body")
         self.select = widgets.Dropdown(options=[("(none)", "")], value="",
                                        description="object")
@@ -398,10 +409,9 @@ class ResourceTable:
             css = "kubenb-row kubenb-row-changed" if changed else "kubenb-row"
             style = ' style="background:#fff59d"' if changed else ""
             rows.append(f'<tr class="{css}" data-key="{esc(key)}"{style}>{"".join(cells)}</tr>')
-        return (f'<div class="kubenb-table-scroll" style="height:{self.height}px;overflow:auto;'
-                f'border:1px solid #ddd"><table class="kubenb-table" style="border-collapse:'
-                f'collapse;font-size:12px;width:100%"><thead><tr>{head}</tr></thead>'
-                f'<tbody>{"".join(rows)}</tbody></table></div>')
+        return (f'<table class="kubenb-table" style="border-collapse:collapse;font-size:12px;'
+                f'width:100%"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody>'
+                "</table>")
 
     def render(self) -> None:
         """Recompute the visible rows, the row count, the namespaces and the row picker."""

@@ -19,6 +19,7 @@ from kubenb.reactive.publisher import DEFAULT_RATE, Publisher
 from kubenb.widgets._feed import PolledView
 from kubenb.widgets._html import counter, esc, fmt_seconds, sparkline
 from kubenb.widgets._samples import workqueue_sample
+from kubenb.widgets.table import scrolling
 
 __all__ = ["WorkqueueView"]
 
@@ -55,8 +56,7 @@ class WorkqueueView(PolledView):
         self.counters.add_class("kubenb-workqueue-counters")
         self.sparklines = widgets.HTML()
         self.sparklines.add_class("kubenb-workqueue-sparklines")
-        self.processing = widgets.HTML()
-        self.processing.add_class("kubenb-workqueue-processing")
+        self.processing = scrolling(widgets.HTML(), 130, "kubenb-workqueue-processing")
         title = widgets.HTML(f"<b>workqueue {esc(self._queue_name())}</b>")
         self.widget = widgets.VBox([title, self.counters, self.sparklines, self.processing])
         self.widget.add_class("kubenb-workqueue")
@@ -99,8 +99,7 @@ class WorkqueueView(PolledView):
         items = [str(i) for i in sample["items"]][:MAX_ITEMS_SHOWN]
         listed = "".join(f'<li class="kubenb-processing-item">{esc(i)}</li>' for i in items)
         self.processing.value = (f"<div>processing now ({sample['processing']}):</div>"
-                                 '<div style="height:110px;overflow:auto;border:1px solid '
-                                 f'#ddd"><ul style="margin:2px 0">{listed}</ul></div>')
+                                 f'<ul style="margin:2px 0">{listed}</ul>')
 
     def __repr__(self) -> str:
         return f"WorkqueueView({self._queue_name()!r}, renders={self.renders})"

@@ -14,7 +14,12 @@ from kubenb.controller import Controller
 from kubenb.errors import KubenbError
 from kubenb.widgets import InformerDiagram, PipelineView
 from kubenb.widgets.diagram import ARROWS, BOXES, diagram_svg, flow_totals, inspector_html
-from tests.helpers import wait_until
+from tests import helpers
+
+
+def wait_until(predicate, timeout: float = 30.0, what: str = "") -> None:
+    """helpers.wait_until with a deadline generous enough for a loaded machine."""
+    helpers.wait_until(predicate, timeout=timeout, what=what)
 
 
 def _cm(name: str) -> dict:
@@ -125,9 +130,8 @@ def test_inspectors_list_what_each_box_holds() -> None:
     assert "RuntimeError: boom" in process and ">done<" in process
     greyed = inspector_html("workqueue", sample, [], lower=False)
     assert "No workqueue attached" in greyed
-    for box, _ in BOXES:  # every box has an inspector in a fixed-height scroll box
-        html = inspector_html(box, sample, [])
-        assert f"kubenb-inspector-{box}" in html and "overflow:auto" in html
+    for box, _ in BOXES:  # every box has an inspector
+        assert f"kubenb-inspector-{box}" in inspector_html(box, sample, [])
 
 
 # -- live, against the embedded server ---------------------------------------------------------
@@ -149,6 +153,19 @@ class _Enqueue:
 
 def test_pipeline_view_is_the_diagram() -> None:
     assert PipelineView is InformerDiagram
+
+
+def test_the_inspector_scrolls_in_a_box_of_its_own(cluster) -> None:
+    """Its scroll box is the widget, not part of the value re-drawn twice a second, so
+    a re-render keeps where the reader scrolled to."""
+    diagram = InformerDiagram(cluster.informer("configmaps"), poll=False)
+    try:
+        layout = diagram.detail.layout
+        assert (layout.height, layout.overflow) == ("320px", "auto")
+        diagram.select("reflector")
+        assert "overflow" not in diagram.detail.value
+    finally:
+        diagram.close()
 
 
 def test_diagram_pause_step_resume_from_its_buttons(cluster) -> None:
@@ -187,11 +204,13 @@ def test_diagram_pause_step_resume_from_its_buttons(cluster) -> None:
         assert step is not None and step.key == "default/b" and step.calls == [
             ("on_add", "default/b")]
         assert diagram.selected == "informer" and "applied default/b" in diagram.detail.value
+        assert "applied default/b" in diagram.step_view.value   # deltas, YAML, diff
         assert "applied default/b: Added -&gt; on_add" in diagram.status.value
         assert informer.get_indexer().get_by_key("default/a")["data"] == {"k": "a"}
         diagram.controls["step"].click()
         assert diagram.last_step.key == "default/a"
-        assert "kubenb-diff-add" in diagram.detail.value and "changed" in diagram.detail.value
+        assert "kubenb-diff-add" in diagram.step_view.value and "changed" in \
+            diagram.step_view.value
         diagram.controls["step"].click()
         assert "nothing queued" in diagram.status.value
         diagram.controls["resume"].click()

@@ -9,7 +9,12 @@ from kubenb.clock import FakeClock
 from kubenb.errors import KubenbError
 from kubenb.reactive.publisher import Publisher
 from kubenb.widgets.stepper import DeltaStepper
-from tests.helpers import wait_until
+from tests import helpers
+
+
+def wait_until(predicate, timeout: float = 30.0, what: str = "") -> None:
+    """helpers.wait_until with a deadline generous enough for a loaded machine."""
+    helpers.wait_until(predicate, timeout=timeout, what=what)
 
 
 def _cm(name: str) -> dict:

@@ -25,7 +25,12 @@ from kubenb.widgets import (
     to_yaml,
 )
 from kubenb.widgets.table import _cell, informer_kind, status_tone
-from tests.helpers import wait_until
+from tests import helpers
+
+
+def wait_until(predicate, timeout: float = 30.0, what: str = "") -> None:
+    """helpers.wait_until with a deadline generous enough for a loaded machine."""
+    helpers.wait_until(predicate, timeout=timeout, what=what)
 
 
 def _cm(name: str, namespace: str = "default", **labels: str) -> dict:
@@ -158,7 +163,9 @@ def test_resource_table_of_pods_shows_kubectls_columns_coloured_by_status(cluste
                                 table.body.value)
             assert marked == [f"default/{name}"]
             assert "1 changed in the last batch" in table.row_count.value
-        assert "overflow:auto" in table.body.value and "height:320px" in table.body.value
+        layout = table.body.layout                     # the widget scrolls, not its value:
+        assert (layout.height, layout.overflow) == ("320px", "auto")  # re-renders keep it
+        assert "overflow" not in table.body.value
     finally:
         table.close()
 
@@ -224,7 +231,7 @@ def test_object_view_hides_managed_fields_in_a_fixed_height_box() -> None:
            "metadata": {"name": "c", "managedFields": [{"manager": "kubectl"}]}}
     view = ObjectView(obj)
     assert "managedFields" not in view.widget.value and "name: c" in view.widget.value
-    assert "overflow:auto" in view.widget.value and "height:260px" in view.widget.value
+    assert (view.widget.layout.height, view.widget.layout.overflow) == ("260px", "auto")
     assert "managedFields" in to_yaml(obj, show_managed_fields=True)
     assert obj["metadata"]["managedFields"]              # the cached object is untouched
 
@@ -416,7 +423,7 @@ def test_event_log_records_filters_and_bounds_events(cluster) -> None:
         assert "4 kept, 5 seen" in log.count.value
         # wall-clock times (not the monotonic clock's seconds), in a fixed-height box
         assert re.search(r"<td>\d\d:\d\d:\d\d\.\d{3}</td>", log.lines.value)
-        assert "overflow:auto" in log.lines.value
+        assert (log.lines.layout.height, log.lines.layout.overflow) == ("260px", "auto")
     finally:
         log.close()
 
