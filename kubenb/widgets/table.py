@@ -388,13 +388,13 @@ class ResourceTable:
             return df.sort_values(self.sort.value, ascending=self.ascending.value,
                                   key=lambda col: col.astype(str), kind="stable")
 
-    def _table_html(self, shown: pd.DataFrame) -> str:
+    def _table_html(self, shown: pd.DataFrame, keys: list[str]) -> str:
         columns = list(shown.columns)
         status = {i for i, c in enumerate(columns) if c in _STATUS_COLUMNS}
         head = "".join(f'<th style="position:sticky;top:0;background:#eceff1;text-align:left;'
                        f'padding:2px 10px 2px 4px">{esc(c)}</th>' for c in columns)
         rows = []
-        for key, values in zip(self.visible_keys, shown.itertuples(index=False), strict=True):
+        for key, values in zip(keys, shown.itertuples(index=False), strict=True):
             cells = []
             for i, value in enumerate(values):
                 text = _cell(value)
@@ -425,26 +425,29 @@ class ResourceTable:
             if list(self.namespace.options) != options:
                 self.namespace.options = options
             df = self.filtered()
-            self.matched = len(df)
+            matched = len(df)
             shown = df.head(self.max_rows)
-            self.visible_keys = [str(k) for k in shown.index]
-            self.body.value = self._table_html(shown)
-            more = f" (showing {len(shown)})" if len(shown) < self.matched else ""
+            visible = [str(k) for k in shown.index]
+            self.body.value = self._table_html(shown, visible)
+            more = f" (showing {len(shown)})" if len(shown) < matched else ""
             marked = len(self.changed)
             changed = (f' <span class="kubenb-changed-count" style="background:#fff59d">'
                        f"{marked} changed in the last batch</span>") if marked else ""
             self.row_count.value = (f'<span class="kubenb-row-count-value" data-count='
-                                    f'"{self.matched}">{self.matched} of {total} rows{more}'
+                                    f'"{matched}">{matched} of {total} rows{more}'
                                     f"</span>{changed}")
             current = self.select.value
-            picks = [("(none)", ""), *[(k, k) for k in self.visible_keys]]
-            if current and current not in self.visible_keys:
+            picks = [("(none)", ""), *[(k, k) for k in visible]]
+            if current and current not in visible:
                 picks.append((current, current))
             if list(self.select.options) != picks:
                 self.select.options = picks
                 self.select.value = current
             if current:
                 self.show(current)
+            # last: whoever waits on these numbers finds the rows already drawn
+            self.visible_keys = visible
+            self.matched = matched
             self.renders += 1
 
     def close(self) -> None:

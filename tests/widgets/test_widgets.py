@@ -454,7 +454,9 @@ def test_server_controls_buttons_drive_the_fault_switches(cluster) -> None:
     controls = ServerControls(cluster, rate=50.0, kinds=("configmaps",))
     try:
         assert "kubenb-server-controls" in controls.widget._dom_classes
-        wait_until(lambda: informer.stats()["reflector"].get("watches", 0) >= 1)
+        # the server holds the watch (the Reflector counts it when it asks, a bit earlier)
+        wait_until(lambda: informer.stats()["reflector"].get("watches", 0) >= 1
+                   and cluster.server.storage.watch_count >= 1, what="an open watch")
         controls.buttons["drop-watches"].click()
         assert "watches dropped" in controls.last_action
         assert cluster.server.faults.stats()["watches_dropped"] >= 1
