@@ -57,6 +57,10 @@ def _fifo_queued(queue: Any, controller: Any) -> list[tuple[str, list[str]]]:
     return out[:MAX_LISTED]
 
 
+def _short(text: str, n: int) -> str:
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
 def _handler_name(listener: Any) -> str:
     handler = getattr(listener, "handler", None)
     name = getattr(handler, "name", None)
@@ -65,7 +69,7 @@ def _handler_name(listener: Any) -> str:
     if handler is None:
         return "handler"
     if type(handler).__repr__ is not object.__repr__:  # a handler that says what it is
-        return repr(handler)[:80]
+        return _short(repr(handler), 60)
     return type(handler).__name__
 
 

@@ -91,6 +91,7 @@ JS_READ = """() => {
            fifoDepth: value('fifo-depth'), gone: value('reflector-gone'),
            loop: value('informer-state'), steps: value('informer-steps'),
            processed: value('process-done'),
+           hot: document.querySelectorAll('.kubenb-diagram svg .kubenb-arrow-hot').length,
            diagramStatus: (document.querySelector('.kubenb-diagram-status') || {}).innerText };
 }"""
 
@@ -168,9 +169,14 @@ def _no_errors(page: Any) -> None:
 def _shoot(page: Any, selector: str, name: str) -> None:
     """An element screenshot into docs/images/ (what docs/widgets.md shows)."""
     IMAGES.mkdir(parents=True, exist_ok=True)
-    element = page.locator(selector).first
-    element.scroll_into_view_if_needed()
-    element.screenshot(path=str(IMAGES / name))
+    size = page.viewport_size
+    page.set_viewport_size({"width": size["width"], "height": 2400})  # the whole widget fits
+    try:
+        element = page.locator(selector).first
+        element.scroll_into_view_if_needed()
+        element.screenshot(path=str(IMAGES / name))
+    finally:
+        page.set_viewport_size(size)
 
 
 def _wait_text(page: Any, selector: str, text: str, timeout: int = 30_000) -> None:
@@ -224,6 +230,7 @@ def test_tour_runs_live_and_its_diagram_answers_clicks(page: Any, lab: str) -> N
     gone = [int(s["gone"]) for s in samples if s["gone"] is not None]
     assert int(final["fifoPopped"]) > popped[0], popped          # the counters moved ...
     assert gone[0] == 0 and int(final["gone"]) >= 1, gone         # ... through the 410
+    assert any(s["hot"] for s in samples)                         # arrows lit by traffic
     _no_errors(page)
 
     # a click on a box in the picture opens its inspector
