@@ -404,6 +404,11 @@ def track_update(old: Obj | None, new: Obj, manager: Manager, api_version: str, 
     return _encode(entries)
 
 
+def _ancestors(paths: Iterable[Path]) -> set[Path]:
+    """Every proper prefix of every path (the maps and list items that contain them)."""
+    return {path[:i] for path in paths for i in range(1, len(path))}
+
+
 def _conflict_error(conflicts: list[tuple[_Entry, Path]]) -> errors.StatusError:
     conflicts.sort(key=lambda c: (c[0].describe(), path_string(c[1])))
     causes = [errors.cause("FieldManagerConflict", path_string(path),
@@ -457,7 +462,11 @@ def server_side_apply(live: Obj | None, config: Obj, manager: Manager, api_versi
         for entry, path in conflicts:
             entry.paths.discard(path)
         others = set().union(*(e.paths for e in entries if e is not mine))
-        for path in sorted(mine.paths - applied - others, key=len):
+        # A path is still applied when the configuration sets something inside it (`data:
+        # {}` then `data: {b: "2"}`: `.data` was owned whole, now `.data.b` is), and is
+        # kept when another manager owns something inside it.
+        kept = _ancestors(applied) | _ancestors(others)
+        for path in sorted(mine.paths - applied - others - kept, key=len):
             _remove(merged, path)  # shortest first: a dropped list item goes whole
     mine.paths = applied
     _prune(entries, merged, ctx)

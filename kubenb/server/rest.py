@@ -24,7 +24,7 @@ from typing import Any
 
 from kubenb.meta import dict_field
 from kubenb.server import crd as crds
-from kubenb.server import errors
+from kubenb.server import defaults, errors
 from kubenb.server.apply import Manager, server_side_apply, track_update
 from kubenb.server.encoding import now_rfc3339
 from kubenb.server.filters import Predicate, make_predicate
@@ -40,7 +40,7 @@ from kubenb.server.patch import (
 )
 from kubenb.server.resources import ResourceRegistry, ResourceType, scale_of, with_replicas
 from kubenb.server.storage import Obj, Storage, TooOldError
-from kubenb.server.validation import list_options_problems, validate_metadata
+from kubenb.server.validation import list_options_problems, validate_metadata, validate_object
 
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -80,20 +80,6 @@ def _shape(rtype: ResourceType, body: dict[str, Any], meta: dict[str, Any]) -> O
 def _content(obj: Obj) -> dict[str, Any]:
     """Everything generation cares about: all but metadata and status."""
     return {k: v for k, v in obj.items() if k not in ("metadata", "status", "kind", "apiVersion")}
-
-
-def _pod_status(spec: dict[str, Any]) -> dict[str, Any]:
-    containers = [c for c in (spec.get("containers") or []) if isinstance(c, dict)]
-    resources = [c.get("resources") or {} for c in containers]
-    if not any(r.get("requests") or r.get("limits") for r in resources):
-        qos = "BestEffort"
-    elif all(set(r.get("limits") or {}) >= {"cpu", "memory"}
-             and all((r.get("requests") or {}).get(k, v) == v
-                     for k, v in (r.get("limits") or {}).items()) for r in resources):
-        qos = "Guaranteed"
-    else:
-        qos = "Burstable"
-    return {"phase": "Pending", "qosClass": qos}
 
 
 def _list_item(obj: Obj) -> Obj:
@@ -356,6 +342,7 @@ class Registry:
                 meta.pop("generation", None)
             body = copy.deepcopy(body)
             self._prepare_create(rtype, name, meta, body)
+            defaults.set_defaults(rtype, body)
             obj = _shape(rtype, body, copy.deepcopy(meta))
             if crds.is_crd(rtype):
                 self._check_crd(obj, None)
@@ -366,12 +353,26 @@ class Registry:
                                        meta["creationTimestamp"], custom=rtype.custom)
             else:
                 managed = []
+            self._admit(rtype, obj, None)
             if managed:
                 obj["metadata"]["managedFields"] = managed
             stored = self._put(rtype, namespace, name, obj)
             if crds.is_crd(rtype):
                 self._establish(rtype, stored)
             return present(rtype, stored)
+
+    def _admit(self, rtype: ResourceType, obj: Obj, old: Obj | None) -> None:
+        """Admission and allocation (kubenb.server.defaults), then the type's validation."""
+        if rtype.custom:
+            return
+        if old is None:
+            defaults.admit_create(rtype, obj, self.storage)
+        else:
+            defaults.admit_update(rtype, old, obj, self.storage)
+        causes = validate_object(rtype.group, rtype.kind, obj, old)
+        if causes:
+            raise errors.invalid(rtype.kind, obj["metadata"].get("name", ""), causes,
+                                 rtype.group)
 
     def _put(self, rtype: ResourceType, namespace: str, name: str, obj: Obj) -> Obj:
         if rtype.custom:
@@ -404,9 +405,6 @@ class Registry:
             spec.setdefault("finalizers", ["kubernetes"])
             body["spec"] = spec
             body["status"] = {"phase": "Active"}
-        elif rtype.key == "pods":
-            spec = dict_field(body, "spec")
-            body["status"] = _pod_status(spec)
         elif crds.is_crd(rtype):
             crds.set_defaults(body)
             body["status"] = crds.initial_status(body)
@@ -493,6 +491,9 @@ class Registry:
         meta["resourceVersion"] = old_meta["resourceVersion"]
         new = _shape(rtype, new_body, meta)
         new["kind"], new["apiVersion"] = rtype.kind, rtype.stored_group_version
+        if subresource != "status":
+            defaults.set_defaults(rtype, new)
+            self._admit(rtype, new, old)
         if crds.is_crd(rtype) and subresource != "status":
             crds.set_defaults(new)
             self._check_crd(new, old)
