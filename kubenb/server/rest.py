@@ -24,7 +24,7 @@ from typing import Any
 
 from kubenb.meta import dict_field
 from kubenb.server import crd as crds
-from kubenb.server import defaults, errors
+from kubenb.server import defaults, errors, typeinfo
 from kubenb.server.apply import Manager, server_side_apply, track_update
 from kubenb.server.encoding import now_rfc3339
 from kubenb.server.filters import Predicate, make_predicate
@@ -377,6 +377,8 @@ class Registry:
     def _put(self, rtype: ResourceType, namespace: str, name: str, obj: Obj) -> Obj:
         if rtype.custom:
             obj = _sorted_keys(obj)
+        else:  # typed: keys in Go struct order, map keys sorted, as the apiserver writes
+            obj = typeinfo.order_object(rtype.group, rtype.version, rtype.kind, obj)
         if self.dry_run:
             return _as_dry_run(obj, self.storage.get(rtype.key, namespace, name))
         return self.storage.put(rtype.key, namespace, name, obj)

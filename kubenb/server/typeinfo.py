@@ -1,0 +1,203 @@
+"""The built-in API types' wire shape (kubenb.server.k8s_types), parsed once, for the three
+places that need it: decoding protobuf bodies, writing JSON keys in the apiserver's order,
+and publishing OpenAPI v3 schemas.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+from kubenb.server import k8s_types
+
+# package id of k8s_types -> API group
+GROUPS: dict[str, str] = {
+    "core": "", "apps": "apps", "batch": "batch", "autoscaling": "autoscaling",
+    "networking": "networking.k8s.io", "rbac": "rbac.authorization.k8s.io", "policy": "policy",
+    "storage": "storage.k8s.io", "scheduling": "scheduling.k8s.io",
+    "coordination": "coordination.k8s.io", "discovery": "discovery.k8s.io",
+    "events": "events.k8s.io", "node": "node.k8s.io", "certificates": "certificates.k8s.io",
+    "authentication": "authentication.k8s.io", "authorization": "authorization.k8s.io",
+    "admissionregistration": "admissionregistration.k8s.io",
+    "flowcontrol": "flowcontrol.apiserver.k8s.io", "apiregistration": "apiregistration.k8s.io",
+    "meta": "meta.k8s.io",
+}
+SCALARS = ("s", "b", "i", "f", "y", "q", "t", "m", "d", "io", "raw", "fv1")
+
+
+@dataclass(frozen=True)
+class FieldInfo:
+    """One field of a struct: its JSON name, protobuf number, type and markers."""
+
+    name: str  # "" for an inline (embedded) struct
+    number: int
+    type: str  # "s", "@core/v1.Container", "[]@core/v1.EnvVar", "{}q", ...
+    pointer: bool = False
+    omitempty: bool = False
+    inline: bool = False
+    list_type: str = ""  # atomic, set, map
+    map_keys: tuple[str, ...] = ()
+    atomic: bool = False  # +mapType=atomic / +structType=atomic on the field
+    patch_strategy: str = ""
+    patch_merge_key: str = ""
+
+    @property
+    def is_list(self) -> bool:
+        return self.type.startswith("[]")
+
+    @property
+    def is_map(self) -> bool:
+        return self.type.startswith("{}")
+
+    @property
+    def element(self) -> str:
+        """The type of the value, or of each list item or map value."""
+        return self.type[2:] if self.is_list or self.is_map else self.type
+
+    @property
+    def ref(self) -> str | None:
+        """The struct this field's values are (None for scalars)."""
+        elem = self.element
+        return elem[1:] if elem.startswith("@") else None
+
+
+@dataclass(frozen=True)
+class StructInfo:
+    """A Go struct: its fields in Go order (the order JSON keys are written in)."""
+
+    id: str  # "core/v1.PodSpec"
+    atomic: bool
+    fields: tuple[FieldInfo, ...]
+
+    @property
+    def name(self) -> str:
+        return self.id.rsplit(".", 1)[1]
+
+    @functools.cached_property
+    def by_number(self) -> dict[int, FieldInfo]:
+        return {f.number: f for f in self.fields}
+
+    @functools.cached_property
+    def json_fields(self) -> dict[str, FieldInfo]:
+        """JSON name -> field, with inline structs' fields flattened in."""
+        out: dict[str, FieldInfo] = {}
+        for f in self.fields:
+            if f.inline and f.ref:
+                out.update(struct(f.ref).json_fields)
+            else:
+                out[f.name] = f
+        return out
+
+    @functools.cached_property
+    def json_order(self) -> tuple[str, ...]:
+        """JSON keys in the order the apiserver writes them (apiVersion, kind first)."""
+        order: list[str] = []
+        for f in self.fields:
+            if f.inline and f.ref:
+                order += struct(f.ref).json_order
+            else:
+                order.append(f.name)
+        return tuple(order)
+
+
+def _field(token: str) -> FieldInfo:
+    parts = token.split(":", 3)
+    name, number, kind = parts[0], int(parts[1]), parts[2]
+    flags = parts[3].split(",") if len(parts) > 3 else []
+    values = dict(f.split("=", 1) for f in flags if "=" in f)
+    return FieldInfo(
+        name="" if name == "-" else name, number=number, type=kind, pointer="p" in flags,
+        omitempty="o" in flags, inline="n" in flags, list_type=values.get("L", ""),
+        map_keys=tuple(values["M"].split("+")) if "M" in values else (),
+        atomic=values.get("T") == "atomic", patch_strategy=values.get("P", ""),
+        patch_merge_key=values.get("K", ""))
+
+
+@functools.lru_cache(maxsize=1)
+def structs() -> dict[str, StructInfo]:
+    """Every struct of the table by id."""
+    lines: list[str] = []
+    for line in k8s_types.TABLE.strip().splitlines():
+        if line.startswith("  ") and lines:
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line)
+    out = {}
+    for line in lines:
+        head, *tokens = line.split()
+        atomic = head.endswith("!")
+        sid = head.rstrip("!")
+        out[sid] = StructInfo(sid, atomic, tuple(_field(t) for t in tokens))
+    return out
+
+
+def struct(sid: str) -> StructInfo:
+    return structs()[sid]
+
+
+def _group_version(package: str) -> tuple[str, str]:
+    name, _, version = package.partition("/")
+    return GROUPS.get(name, name), version
+
+
+@functools.lru_cache(maxsize=1)
+def kinds() -> dict[tuple[str, str, str], StructInfo]:
+    """(group, version, kind) -> the kind's struct, for every built-in kind in the table."""
+    out = {}
+    for sid in k8s_types.KINDS.split():
+        package, _, kind = sid.rpartition(".")
+        group, version = _group_version(package)
+        out[(group, version, kind)] = struct(sid)
+    return out
+
+
+def kind_struct(group: str, version: str, kind: str) -> StructInfo | None:
+    """The struct of a built-in kind (None for custom resources and unknown kinds)."""
+    return kinds().get((group, version, kind))
+
+
+def group_version_of(sid: str) -> tuple[str, str]:
+    """(group, version) of the package a struct id belongs to."""
+    return _group_version(sid.rpartition(".")[0])
+
+
+def ordered(value: Any, info: StructInfo | None) -> Any:
+    """`value` with its keys in Go struct order, recursively (unknown keys keep their place
+    at the end); what the apiserver's JSON encoding of a typed object looks like."""
+    if info is None or not isinstance(value, dict):
+        return value
+    fields = info.json_fields
+    out = {}
+    for key in info.json_order:
+        if key in value:
+            out[key] = _ordered_value(value[key], fields[key])
+    for key, item in value.items():
+        if key not in out:
+            out[key] = item
+    return out
+
+
+def _ordered_value(value: Any, f: FieldInfo) -> Any:
+    ref = f.ref
+    if ref is None:
+        if f.is_map and isinstance(value, dict):  # Go writes map keys sorted
+            return {k: value[k] for k in sorted(value)}
+        return value
+    info = struct(ref)
+    if f.is_list and isinstance(value, list):
+        return [ordered(v, info) for v in value]
+    if f.is_map and isinstance(value, dict):
+        return {k: ordered(value[k], info) for k in sorted(value)}
+    return ordered(value, info)
+
+
+def order_object(group: str, version: str, kind: str, obj: dict[str, Any]) -> dict[str, Any]:
+    """A built-in object with kind, apiVersion, metadata first, then Go order."""
+    info = kind_struct(group, version, kind)
+    if info is None:
+        return obj
+    head: dict[str, Any] = {k: obj[k] for k in ("kind", "apiVersion") if k in obj}
+    body = ordered({k: v for k, v in obj.items() if k not in head}, info)
+    head.update(body)
+    return head
