@@ -386,8 +386,6 @@ def _role_binding(obj: Obj) -> None:
     for subject in _dicts(obj.get("subjects")):
         if subject.get("kind") in ("User", "Group"):
             subject.setdefault("apiGroup", "rbac.authorization.k8s.io")
-        elif subject.get("kind") == "ServiceAccount":
-            subject.setdefault("apiGroup", "")
 
 
 def _storage_class(obj: Obj) -> None:

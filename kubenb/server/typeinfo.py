@@ -163,19 +163,40 @@ def group_version_of(sid: str) -> tuple[str, str]:
 
 
 def ordered(value: Any, info: StructInfo | None) -> Any:
-    """`value` with its keys in Go struct order, recursively (unknown keys keep their place
-    at the end); what the apiserver's JSON encoding of a typed object looks like."""
+    """`value` as the apiserver's JSON encoding of the typed object writes it: keys in Go
+    struct order, recursively (unknown keys keep their place at the end), map keys sorted,
+    `omitempty` fields holding a zero value left out."""
     if info is None or not isinstance(value, dict):
         return value
     fields = info.json_fields
     out = {}
     for key in info.json_order:
-        if key in value:
+        # resourceVersion "" is kept: a placeholder storage fills in, in its place
+        if key in value and (key == "resourceVersion" or not omitted(fields[key], value[key])):
             out[key] = _ordered_value(value[key], fields[key])
     for key, item in value.items():
         if key not in out:
             out[key] = item
     return out
+
+
+_STRUCT_TYPES = ("t", "m", "q", "d", "io", "raw", "fv1")
+
+
+def omitted(f: FieldInfo, value: Any) -> bool:
+    """Whether Go's encoding/json leaves this field out of the typed object's JSON: an
+    `omitempty` field holding its zero value (a struct never is; a set pointer never is)."""
+    struct_like = not f.pointer and not f.is_list and not f.is_map and (
+        f.ref is not None or f.type in _STRUCT_TYPES)
+    if not f.omitempty or struct_like:
+        return False
+    if value is None:
+        return True
+    if f.pointer:
+        return False
+    if isinstance(value, (list, dict)):
+        return not value
+    return value in ("", 0, False) and not isinstance(value, float)
 
 
 def _ordered_value(value: Any, f: FieldInfo) -> Any:

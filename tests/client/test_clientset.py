@@ -292,7 +292,7 @@ def gone(client: TypedClient, name: str) -> bool:
 
 # -- every verb of every built-in resource the embedded server serves ------------------------
 
-# Stored resources (reviews and bindings are answered, not stored: tests/server/test_reviews)
+# Stored resources (reviews and bindings are answered, not stored: tests/server/test_api_surface)
 EMBEDDED_KEYS = [(t.group, t.version, t.plural) for t in BUILTIN_TYPES if t.stored]
 if ("coordination.k8s.io", "v1", "leases") not in EMBEDDED_KEYS:
     EMBEDDED_KEYS.append(("coordination.k8s.io", "v1", "leases"))  # issue 7 adds it
