@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from kubenb.server import errors
+from kubenb.server import errors, typeinfo
 from kubenb.server.errors import cause
 from kubenb.server.resources import ResourceType
 from kubenb.server.storage import Storage
@@ -483,11 +483,13 @@ def set_defaults(rtype: ResourceType, obj: Obj) -> None:
     if rtype.custom:
         return
     if rtype.group == "autoscaling" and rtype.kind == "HorizontalPodAutoscaler":
-        (_hpa_v2 if rtype.version == "v2" else _hpa_v1)(obj)
-        return
-    defaulter = DEFAULTERS.get((rtype.group, rtype.kind))
+        defaulter: Callable[[Obj], None] | None = _hpa_v2 if rtype.version == "v2" else _hpa_v1
+    else:
+        defaulter = DEFAULTERS.get((rtype.group, rtype.kind))
     if defaulter is not None:
         defaulter(obj)
+    # what a typed object can hold: no omitempty field with a zero value
+    typeinfo.drop_omitted(obj, typeinfo.kind_struct(rtype.group, rtype.version, rtype.kind))
 
 
 # -- create-time admission and allocation ------------------------------------------------------

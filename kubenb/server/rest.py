@@ -342,8 +342,8 @@ class Registry:
                 meta.pop("generation", None)
             body = copy.deepcopy(body)
             self._prepare_create(rtype, name, meta, body)
-            defaults.set_defaults(rtype, body)
             obj = _shape(rtype, body, copy.deepcopy(meta))
+            defaults.set_defaults(rtype, obj)
             if crds.is_crd(rtype):
                 self._check_crd(obj, None)
             if managed_fields is not None:

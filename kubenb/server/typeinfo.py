@@ -175,7 +175,7 @@ def ordered(value: Any, info: StructInfo | None) -> Any:
         if key in value and (key == "resourceVersion" or not omitted(fields[key], value[key])):
             out[key] = _ordered_value(value[key], fields[key])
     for key, item in value.items():
-        if key not in out:
+        if key not in fields:
             out[key] = item
     return out
 
@@ -197,6 +197,33 @@ def omitted(f: FieldInfo, value: Any) -> bool:
     if isinstance(value, (list, dict)):
         return not value
     return value in ("", 0, False) and not isinstance(value, float)
+
+
+def drop_omitted(value: Any, info: StructInfo | None) -> None:
+    """Remove, in place and recursively, what `omitted` says Go would not write: what a
+    typed object holds after the apiserver decoded it (before managedFields are computed
+    or an update is compared with the stored object)."""
+    if info is None or not isinstance(value, dict):
+        return
+    fields = info.json_fields
+    for key in [k for k in value if k in fields]:
+        f = fields[key]
+        item = value[key]
+        if key != "resourceVersion" and omitted(f, item):
+            del value[key]
+            continue
+        ref = f.ref
+        if ref is None:
+            continue
+        inner = struct(ref)
+        if f.is_list and isinstance(item, list):
+            for element in item:
+                drop_omitted(element, inner)
+        elif f.is_map and isinstance(item, dict):
+            for element in item.values():
+                drop_omitted(element, inner)
+        else:
+            drop_omitted(item, inner)
 
 
 def _ordered_value(value: Any, f: FieldInfo) -> Any:

@@ -588,7 +588,7 @@ def _pod_update(obj: dict[str, Any], old: dict[str, Any]) -> list[dict[str, str]
     def mutable_view(value: dict[str, Any]) -> dict[str, Any]:
         view = {k: v for k, v in value.items() if k not in (
             "activeDeadlineSeconds", "tolerations", "terminationGracePeriodSeconds",
-            "schedulingGates")}
+            "schedulingGates", "ephemeralContainers")}  # the last: its own subresource
         view["containers"] = [{k: v for k, v in c.items() if k != "image"}
                               for c in _items(value.get("containers"))]
         view["initContainers"] = [{k: v for k, v in c.items() if k != "image"}
