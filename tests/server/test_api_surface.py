@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 
 from kubenb.server import EmbeddedServer
 from tests.helpers import Kubectl, needs_kubectl
@@ -306,3 +307,68 @@ def test_omitempty_zero_values_are_left_out_as_go_writes_them(api: Api) -> None:
     pod = api.post(PODS, dict(POD, spec=dict(POD["spec"], hostNetwork=False,
                                              nodeName=""))).json()
     assert "hostNetwork" not in pod["spec"] and "nodeName" not in pod["spec"]
+
+
+# -- what a new cluster contains -------------------------------------------------------------------
+
+
+def test_a_new_cluster_has_the_system_namespaces_and_the_kubernetes_service(
+        server: EmbeddedServer, api: Api) -> None:
+    names = [n["metadata"]["name"] for n in api.get("/api/v1/namespaces").json()["items"]]
+    assert names == ["default", "kube-node-lease", "kube-public", "kube-system"]
+    svc = api.get("/api/v1/namespaces/default/services/kubernetes").json()
+    port = int(server.url.rsplit(":", 1)[1])
+    assert svc["metadata"]["labels"] == {"component": "apiserver", "provider": "kubernetes"}
+    assert svc["spec"]["clusterIP"] == "10.96.0.1" and svc["spec"]["type"] == "ClusterIP"
+    assert svc["spec"]["ports"] == [{"name": "http", "protocol": "TCP", "port": 443,
+                                     "targetPort": port}]
+    endpoints = api.get("/api/v1/namespaces/default/endpoints/kubernetes").json()
+    address = endpoints["subsets"][0]["addresses"][0]["ip"]
+    served = endpoints["subsets"][0]["ports"][0]["port"]
+    assert (address, served) == ("127.0.0.1", port)
+    assert requests.get(f"http://{address}:{served}/version", timeout=10).json()["major"] == "1"
+    path = "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes"
+    eps = api.get(path).json()
+    assert eps["metadata"]["labels"] == {"kubernetes.io/service-name": "kubernetes"}
+    assert eps["endpoints"] == [{"addresses": [address], "conditions": {"ready": True}}]
+    assert eps["ports"] == [{"name": "http", "protocol": "TCP", "port": port}]
+
+
+def test_a_restart_on_another_port_moves_the_endpoints() -> None:
+    server = EmbeddedServer()
+    with server:
+        first = int(server.url.rsplit(":", 1)[1])
+    with server:
+        api = Api(server.url)
+        try:
+            port = int(server.url.rsplit(":", 1)[1])
+            endpoints = api.get("/api/v1/namespaces/default/endpoints/kubernetes").json()
+            assert endpoints["subsets"][0]["ports"][0]["port"] == port
+            if port != first:
+                svc = api.get("/api/v1/namespaces/default/services/kubernetes").json()
+                assert svc["spec"]["ports"][0]["targetPort"] == port
+        finally:
+            api.close()
+
+
+def test_https_servers_name_the_port_https() -> None:
+    with EmbeddedServer(tls=True) as server:
+        resp = requests.get(f"{server.url}/api/v1/namespaces/default/services/kubernetes",
+                            verify=server.ca_path, timeout=10)
+        assert resp.json()["spec"]["ports"][0]["name"] == "https"
+
+
+def test_system_priority_classes_and_cluster_admin(api: Api) -> None:
+    classes = api.get("/apis/scheduling.k8s.io/v1/priorityclasses").json()["items"]
+    assert {c["metadata"]["name"]: c["value"] for c in classes} == {
+        "system-cluster-critical": 2000000000, "system-node-critical": 2000001000}
+    pod = api.post(PODS, dict(POD, spec=dict(POD["spec"],
+                                             priorityClassName="system-node-critical")))
+    assert pod.json()["spec"]["priority"] == 2000001000
+    unknown = api.post(PODS, dict(POD, metadata={"name": "x"}, spec=dict(
+        POD["spec"], priorityClassName="nope")))
+    assert unknown.status_code == 403 and "no PriorityClass with name nope" in unknown.text
+    binding = api.get("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/cluster-admin")
+    assert binding.json()["subjects"] == [{"kind": "Group", "apiGroup":
+                                           "rbac.authorization.k8s.io",
+                                           "name": "system:masters"}]
