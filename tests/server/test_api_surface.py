@@ -5,6 +5,7 @@ that kubectl, the official `kubernetes` client and kubenb's own client use."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 import requests
 
 from kubenb.server import EmbeddedServer
-from tests.helpers import Kubectl, needs_kubectl
+from tests.helpers import Kubectl, assert_no_new_threads, needs_kubectl
 from tests.server.conftest import Api, fixture_body, realapi
 
 V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
@@ -372,3 +373,26 @@ def test_system_priority_classes_and_cluster_admin(api: Api) -> None:
     assert binding.json()["subjects"] == [{"kind": "Group", "apiGroup":
                                            "rbac.authorization.k8s.io",
                                            "name": "system:masters"}]
+
+
+# -- lightkube, when installed (kr8s keeps a runner thread alive: checked by hand) ------------
+
+
+def test_lightkube_sees_defaults_jobs_and_the_no_runtime_status(server: EmbeddedServer) -> None:
+    lightkube = pytest.importorskip("lightkube")
+    from lightkube.models.core_v1 import Container, PodSpec
+    from lightkube.models.meta_v1 import ObjectMeta
+    from lightkube.resources.batch_v1 import Job
+    from lightkube.resources.core_v1 import Pod
+
+    before = set(threading.enumerate())
+    client = lightkube.Client(config=lightkube.KubeConfig.from_file(server.kubeconfig_path))
+    pod = client.create(Pod(metadata=ObjectMeta(name="lk"), spec=PodSpec(
+        containers=[Container(name="c", image="nginx")])), namespace="default")
+    assert pod.spec.dnsPolicy == "ClusterFirst" and pod.status.qosClass == "BestEffort"
+    assert list(client.list(Job, namespace="default")) == []
+    with pytest.raises(lightkube.ApiError, match="no container runtime"):
+        list(client.log("lk", namespace="default"))
+    client.close()  # its keep-alive connection holds a server connection thread
+    assert_no_new_threads(before)
+
