@@ -492,6 +492,23 @@ def set_defaults(rtype: ResourceType, obj: Obj) -> None:
     typeinfo.drop_omitted(obj, typeinfo.kind_struct(rtype.group, rtype.version, rtype.kind))
 
 
+def as_written(rtype: ResourceType, obj: Obj, only: str = "") -> Obj:
+    """`obj` as the apiserver's JSON writes a typed object (Go field order, map keys sorted,
+    zero omitempty fields left out); `only="status"` orders just the status (a status
+    write leaves the rest as stored). Custom resources are returned as they are."""
+    if rtype.custom:
+        return obj
+    info = typeinfo.kind_struct(rtype.group, rtype.version, rtype.kind)
+    if info is None:
+        return obj
+    if only:
+        field = info.json_fields.get(only)
+        if field is not None and field.ref is not None and only in obj:
+            obj = dict(obj, **{only: typeinfo.ordered(obj[only], typeinfo.struct(field.ref))})
+        return obj
+    return typeinfo.order_object(rtype.group, rtype.version, rtype.kind, obj)
+
+
 # -- create-time admission and allocation ------------------------------------------------------
 
 INITIAL_STATUS: dict[tuple[str, str], dict[str, Any]] = {

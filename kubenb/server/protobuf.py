@@ -210,7 +210,6 @@ def _value(f: typeinfo.FieldInfo, wire: int, value: Any) -> Any:
     return _scalar(f.element, wire, value)
 
 
-_STRUCT_TYPES = ("t", "m", "q", "d", "io", "raw", "fv1")  # Go structs: JSON never omits them
 _MISSING = object()
 
 
@@ -218,7 +217,7 @@ def _emitted(f: typeinfo.FieldInfo, present: bool, value: Any) -> Any:
     """What encoding/json writes for a field (or _MISSING when it leaves it out)."""
     if f.pointer:
         return value if present else (_MISSING if f.omitempty else None)
-    if (f.ref and not f.is_list and not f.is_map) or f.type in _STRUCT_TYPES:
+    if f.struct_like:
         return value if present else _zero_of(f.type)  # omitempty does not omit a struct
     if f.is_list or f.is_map or f.type == "y":
         if present and value:

@@ -24,7 +24,7 @@ from typing import Any
 
 from kubenb.meta import dict_field
 from kubenb.server import crd as crds
-from kubenb.server import defaults, errors, typeinfo
+from kubenb.server import defaults, errors
 from kubenb.server.apply import Manager, server_side_apply, track_update
 from kubenb.server.encoding import now_rfc3339
 from kubenb.server.filters import Predicate, make_predicate
@@ -356,6 +356,7 @@ class Registry:
             self._admit(rtype, obj, None)
             if managed:
                 obj["metadata"]["managedFields"] = managed
+            obj = defaults.as_written(rtype, obj)
             stored = self._put(rtype, namespace, name, obj)
             if crds.is_crd(rtype):
                 self._establish(rtype, stored)
@@ -377,8 +378,6 @@ class Registry:
     def _put(self, rtype: ResourceType, namespace: str, name: str, obj: Obj) -> Obj:
         if rtype.custom:
             obj = _sorted_keys(obj)
-        else:  # typed: keys in Go struct order, map keys sorted, as the apiserver writes
-            obj = typeinfo.order_object(rtype.group, rtype.version, rtype.kind, obj)
         if self.dry_run:
             return _as_dry_run(obj, self.storage.get(rtype.key, namespace, name))
         return self.storage.put(rtype.key, namespace, name, obj)
@@ -503,6 +502,7 @@ class Registry:
             new["metadata"]["generation"] = int(old_meta.get("generation") or 1) + 1
             new["metadata"] = _ordered_meta(new["metadata"])
         self._set_managed(rtype, old, new, manager, managed_fields, requested)
+        new = defaults.as_written(rtype, new, "status" if subresource == "status" else "")
         if new == old or (managed_fields is not None and _same_but_times(new, old)):
             return old  # a no-op update: no new resourceVersion, no event
         if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):

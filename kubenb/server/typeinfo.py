@@ -6,7 +6,7 @@ and publishing OpenAPI v3 schemas.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kubenb.server import k8s_types
@@ -24,6 +24,7 @@ GROUPS: dict[str, str] = {
     "meta": "meta.k8s.io",
 }
 SCALARS = ("s", "b", "i", "f", "y", "q", "t", "m", "d", "io", "raw", "fv1")
+_STRUCT_TYPES = ("t", "m", "q", "d", "io", "raw", "fv1")  # Go structs with their own JSON
 
 
 @dataclass(frozen=True)
@@ -42,24 +43,24 @@ class FieldInfo:
     patch_strategy: str = ""
     patch_merge_key: str = ""
 
-    @property
-    def is_list(self) -> bool:
-        return self.type.startswith("[]")
+    # derived from `type` once (these are read for every key of every written object)
+    is_list: bool = field(init=False)
+    is_map: bool = field(init=False)
+    element: str = field(init=False)  # the type of the value, or of each item / map value
+    ref: str | None = field(init=False)  # the struct the values are (None for scalars)
+    struct_like: bool = field(init=False)  # a Go struct value: JSON never omits it
+    can_omit: bool = field(init=False)  # omitempty and not a struct: zero values omitted
 
-    @property
-    def is_map(self) -> bool:
-        return self.type.startswith("{}")
-
-    @property
-    def element(self) -> str:
-        """The type of the value, or of each list item or map value."""
-        return self.type[2:] if self.is_list or self.is_map else self.type
-
-    @property
-    def ref(self) -> str | None:
-        """The struct this field's values are (None for scalars)."""
-        elem = self.element
-        return elem[1:] if elem.startswith("@") else None
+    def __post_init__(self) -> None:
+        is_list, is_map = self.type.startswith("[]"), self.type.startswith("{}")
+        element = self.type[2:] if is_list or is_map else self.type
+        ref = element[1:] if element.startswith("@") else None
+        struct_like = not self.pointer and not is_list and not is_map and (
+            ref is not None or self.type in _STRUCT_TYPES)
+        for name, value in (("is_list", is_list), ("is_map", is_map), ("element", element),
+                            ("ref", ref), ("struct_like", struct_like),
+                            ("can_omit", self.omitempty and not struct_like)):
+            object.__setattr__(self, name, value)
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,11 @@ class StructInfo:
             else:
                 out[f.name] = f
         return out
+
+    @functools.cached_property
+    def position(self) -> dict[str, int]:
+        """JSON key -> its place in json_order."""
+        return {key: i for i, key in enumerate(self.json_order)}
 
     @functools.cached_property
     def json_order(self) -> tuple[str, ...]:
@@ -169,26 +175,43 @@ def ordered(value: Any, info: StructInfo | None) -> Any:
     if info is None or not isinstance(value, dict):
         return value
     fields = info.json_fields
+    known = [k for k in value if k in fields]
+    if len(known) > 1:
+        known.sort(key=info.position.__getitem__)
+    everything = structs()
     out = {}
-    for key in info.json_order:
+    for key in known:
+        f = fields[key]
+        item = value[key]
         # resourceVersion "" is kept: a placeholder storage fills in, in its place
-        if key in value and (key == "resourceVersion" or not omitted(fields[key], value[key])):
-            out[key] = _ordered_value(value[key], fields[key])
-    for key, item in value.items():
-        if key not in fields:
-            out[key] = item
+        if f.can_omit and key != "resourceVersion" and omitted(f, item):
+            continue
+        ref = f.ref
+        if ref is None:
+            if f.is_map and isinstance(item, dict) and len(item) > 1:
+                item = {k: item[k] for k in sorted(item)}  # Go writes map keys sorted
+        elif f.is_list:
+            if isinstance(item, list):
+                inner = everything[ref]
+                item = [ordered(v, inner) for v in item]
+        elif f.is_map:
+            if isinstance(item, dict):
+                inner = everything[ref]
+                item = {k: ordered(item[k], inner) for k in sorted(item)}
+        else:
+            item = ordered(item, everything[ref])
+        out[key] = item
+    if len(known) != len(value):
+        for key, item in value.items():
+            if key not in fields:
+                out[key] = item
     return out
-
-
-_STRUCT_TYPES = ("t", "m", "q", "d", "io", "raw", "fv1")
 
 
 def omitted(f: FieldInfo, value: Any) -> bool:
     """Whether Go's encoding/json leaves this field out of the typed object's JSON: an
     `omitempty` field holding its zero value (a struct never is; a set pointer never is)."""
-    struct_like = not f.pointer and not f.is_list and not f.is_map and (
-        f.ref is not None or f.type in _STRUCT_TYPES)
-    if not f.omitempty or struct_like:
+    if not f.can_omit:
         return False
     if value is None:
         return True
@@ -209,7 +232,7 @@ def drop_omitted(value: Any, info: StructInfo | None) -> None:
     for key in [k for k in value if k in fields]:
         f = fields[key]
         item = value[key]
-        if key != "resourceVersion" and omitted(f, item):
+        if f.can_omit and key != "resourceVersion" and omitted(f, item):
             del value[key]
             continue
         ref = f.ref
@@ -224,20 +247,6 @@ def drop_omitted(value: Any, info: StructInfo | None) -> None:
                 drop_omitted(element, inner)
         else:
             drop_omitted(item, inner)
-
-
-def _ordered_value(value: Any, f: FieldInfo) -> Any:
-    ref = f.ref
-    if ref is None:
-        if f.is_map and isinstance(value, dict):  # Go writes map keys sorted
-            return {k: value[k] for k in sorted(value)}
-        return value
-    info = struct(ref)
-    if f.is_list and isinstance(value, list):
-        return [ordered(v, info) for v in value]
-    if f.is_map and isinstance(value, dict):
-        return {k: ordered(value[k], info) for k in sorted(value)}
-    return ordered(value, info)
 
 
 def order_object(group: str, version: str, kind: str, obj: dict[str, Any]) -> dict[str, Any]:
