@@ -557,7 +557,8 @@ def _pod_admission(obj: Obj, storage: Storage) -> None:
         spec["tolerations"] = [*tolerations, *added]
     class_name = spec.get("priorityClassName")
     if "priority" not in spec:
-        spec["priority"] = _priority_of(class_name, storage)
+        spec["priority"] = _priority_of(class_name, storage,
+                                        str((obj.get("metadata") or {}).get("name") or ""))
     if "preemptionPolicy" not in spec:
         spec["preemptionPolicy"] = _preemption_of(class_name, storage)
     obj["status"] = {"phase": "Pending", "qosClass": qos_class(spec)}
@@ -569,7 +570,7 @@ def _priority_class_obj(name: Any, storage: Storage) -> Obj | None:
     return storage.get("priorityclasses.scheduling.k8s.io", "", name)
 
 
-def _priority_of(class_name: Any, storage: Storage) -> int:
+def _priority_of(class_name: Any, storage: Storage, pod: str) -> int:
     found = _priority_class_obj(class_name, storage)
     if found is not None and isinstance(found.get("value"), int):
         return int(found["value"])
@@ -577,8 +578,8 @@ def _priority_of(class_name: Any, storage: Storage) -> int:
         return SYSTEM_PRIORITY_CLASSES[class_name]
     if class_name:
         raise errors.StatusError(errors.status_body(
-            403, "Forbidden", f"pods is forbidden: no PriorityClass with name {class_name} "
-            "was found", {"kind": "pods"}))
+            403, "Forbidden", f'pods "{pod}" is forbidden: no PriorityClass with name '
+            f"{class_name} was found", {"name": pod, "kind": "pods"}))
     return 0
 
 
