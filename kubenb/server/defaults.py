@@ -512,6 +512,7 @@ def as_written(rtype: ResourceType, obj: Obj, only: str = "") -> Obj:
 # -- create-time admission and allocation ------------------------------------------------------
 
 INITIAL_STATUS: dict[tuple[str, str], dict[str, Any]] = {
+    ("", "Namespace"): {"phase": "Active"},
     ("", "Service"): {"loadBalancer": {}},
     ("", "ReplicationController"): {"replicas": 0},
     ("", "PersistentVolumeClaim"): {"phase": "Pending"},
@@ -765,6 +766,10 @@ def admit_create(rtype: ResourceType, obj: Obj, storage: Storage) -> None:
         _job_selector(obj)
     elif key == ("certificates.k8s.io", "CertificateSigningRequest"):
         _csr(obj, ADMIN_USER)
+    elif key == ("", "Namespace"):  # the namespace strategy's, after managedFields
+        spec = _dict(obj, "spec")
+        if not spec.get("finalizers"):
+            spec["finalizers"] = ["kubernetes"]
     if key in INITIAL_STATUS:
         obj["status"] = _merged_status(INITIAL_STATUS[key], obj.get("status"), rtype)
 

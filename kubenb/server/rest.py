@@ -399,13 +399,10 @@ class Registry:
     @staticmethod
     def _prepare_create(rtype: ResourceType, name: str, meta: dict[str, Any],
                         body: dict[str, Any]) -> None:
-        if rtype.key == "namespaces":
+        if rtype.key == "namespaces":  # spec.finalizers and status: defaults.admit_create
             meta["labels"] = dict(meta.get("labels") or {},
                                   **{"kubernetes.io/metadata.name": name})
-            spec = dict_field(body, "spec")
-            spec.setdefault("finalizers", ["kubernetes"])
-            body["spec"] = spec
-            body["status"] = {"phase": "Active"}
+            body.pop("status", None)
         elif crds.is_crd(rtype):
             crds.set_defaults(body)
             body["status"] = crds.initial_status(body)
