@@ -17,7 +17,7 @@ from email.message import Message
 from typing import TYPE_CHECKING, Any
 
 from kubenb import printers
-from kubenb.server import discovery, errors, openapi, protobuf
+from kubenb.server import discovery, errors, openapi, protobuf, reviews
 from kubenb.server.apply import APPLY, Manager
 from kubenb.server.encoding import (
     DISCOVERY,
@@ -270,6 +270,8 @@ class ApiHandler:
         method = request.method
         rtype = route.rtype
         ns = route.namespace or ""
+        if not rtype.stored or route.subresource in reviews.SUBRESOURCES:
+            return self._review_answer(request, route)
         if not route.name:
             if method == "GET":
                 output = self._negotiate(request, _READ_SHAPES)
@@ -326,6 +328,22 @@ class ApiHandler:
             return self._respond(request, self._writer(request, options).delete(
                 rtype, ns, route.name, options))
         raise errors.method_not_allowed()
+
+    def _review_answer(self, request: Request, route: _Route) -> Response:
+        """Reviews, bindings and the subresources kubenb.server.reviews answers."""
+        body: Any = None
+        if request.method == "PATCH":
+            patch_type = self._patch_type(request, route.rtype)
+            if patch_type == APPLY_PATCH:
+                raise errors.unsupported_media_type()
+            body = (patch_type, self._patch_body(request))
+        elif request.method in ("POST", "PUT") and request.body.strip():
+            body = self._body(request, route.rtype)
+        code, obj = reviews.serve(
+            self._writer(request), route.rtype, route.namespace or "", route.name,
+            route.subresource, request.method, body, request.params,
+            self._manager(request, subresource=route.subresource), self._token)
+        return self._respond(request, obj, code)
 
     def _watch(self, request: Request, route: _Route, output: Output, include: str
                ) -> WatchStream:
@@ -547,9 +565,9 @@ def _protobuf_body(body: bytes, rtype: ResourceType) -> Any:
     except protobuf.UnsupportedKind as exc:
         raise errors.unsupported_media_type(
             f"the body of the request was in an unknown format - kubenb decodes "
-            f"application/vnd.kubernetes.protobuf only for "
-            f"{', '.join(protobuf.SUPPORTED_KINDS)}, not {exc.kind}; send application/json "
-            "or application/yaml (with kubectl: a manifest and -f)") from None
+            f"application/vnd.kubernetes.protobuf only for built-in kinds, not "
+            f"{exc.kind} ({exc.api_version}); send application/json or application/yaml "
+            "(with kubectl: a manifest and -f)") from None
     except protobuf.ProtobufError as exc:
         raise errors.bad_request(
             f"the object provided is unrecognized (must be of type {rtype.kind}): "

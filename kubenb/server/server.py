@@ -15,6 +15,7 @@ from typing import Any
 
 from kubenb.clock import Clock
 from kubenb.errors import KubenbError
+from kubenb.server import bootstrap
 from kubenb.server.churn import Churn, seed_objects
 from kubenb.server.faults import Faults
 from kubenb.server.handlers import ApiHandler
@@ -115,6 +116,8 @@ class EmbeddedServer:
             httpd = KubeHTTPServer((self.host, self.port), app, ssl_context=context)
             bound_port = httpd.server_address[1]
             app.server_address = f"{self._client_host}:{bound_port}"
+            bootstrap.ensure_cluster_objects(self.registry, self._client_host, bound_port,
+                                             tls=self._certs is not None)
             self._httpd = httpd
             self._thread = threading.Thread(target=httpd.serve_forever,
                                             kwargs={"poll_interval": 0.5},
