@@ -30,8 +30,8 @@ import yaml
 
 from kubenb.cache.selectors import parse_label_selector
 from kubenb.errors import KubenbError, SelectorError
-from kubenb.printers import human_duration, kind_for_resource
-from kubenb.reactive.frame import LiveFrame
+from kubenb.printers import human_duration
+from kubenb.reactive.frame import LiveFrame, informer_kind
 from kubenb.widgets._html import esc
 
 __all__ = ["ALL_NAMESPACES", "ObjectView", "ResourceTable", "informer_kind", "scrolling",
@@ -155,39 +155,6 @@ def status_tone(text: Any) -> str:
 
 
 _STATUS_COLUMNS = {"STATUS", "PHASE"}
-
-
-# -- kinds -------------------------------------------------------------------------------
-
-_DESCRIPTION = re.compile(r"^(?P<api>\S+) (?P<resource>[a-z0-9.-]+) in ")
-
-
-def informer_kind(informer: Any) -> tuple[str | None, str]:
-    """(kind, group) of the objects an informer caches, for kubectl's columns: from
-    its expected type, else a cached object's `kind` (list items usually carry none),
-    else its ListWatch's "<apiVersion> <resource> in ..." for a built-in resource.
-    (None, "") when it cannot tell: the table shows NAME and CREATED AT then."""
-    expected = getattr(informer, "expected_type", None)
-    if isinstance(expected, tuple) and len(expected) == 2 and expected[1]:
-        api = str(expected[0] or "")
-        return str(expected[1]), api.split("/", 1)[0] if "/" in api else ""
-    try:
-        objects = informer.get_indexer().list()[:1]
-    except Exception:
-        objects = []
-    for obj in objects:
-        if isinstance(obj, dict) and obj.get("kind"):
-            api = str(obj.get("apiVersion") or "")
-            return str(obj["kind"]), api.split("/", 1)[0] if "/" in api else ""
-    description = getattr(getattr(informer, "list_watcher", None), "description", "") or ""
-    match = _DESCRIPTION.match(str(description))
-    if match:
-        api = match.group("api")
-        group = api.split("/", 1)[0] if "/" in api else ""
-        kind = kind_for_resource(match.group("resource"), group)
-        if kind:
-            return kind, group
-    return None, ""
 
 
 class ResourceTable:
