@@ -3,8 +3,14 @@
 The same stream of E MODIFIED pod events (replayed byte for byte by a separate process,
 as in bench_informer) is watched by a kubenb informer handing every event to a handler,
 once with a `Recorder` on its ListerWatcher (kubenb.recording) and once without, in the
-same run, interleaved. The recorded run's time includes closing the recording (the
-last batch compressed and written). Target: recording costs at most 10% (>= 0.9x).
+same run, interleaved, at least five rounds even with --quick (one round on a shared
+machine is noise). The recorded run's time includes closing the recording (the last
+batch compressed and written). Target: recording costs at most 10% (>= 0.9x).
+
+What it costs: on the informer's thread, copying each event's line (as the server sent
+it) into a buffer; on the recorder's thread, gzip (level 1), which releases the GIL and
+runs on another CPU when one is free. On a machine whose CPUs are all busy, the
+compression's CPU time shows in this ratio.
 """
 
 from __future__ import annotations
@@ -64,7 +70,7 @@ def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
 
             results = [compare(f"watch {events} events to a handler, recorded", events,
                                lambda: watch(True), "the same informer, not recorded",
-                               lambda: watch(False), rounds, target_ratio=0.9)]
+                               lambda: watch(False), max(rounds, 5), target_ratio=0.9)]
             dynamic.rest.close()
         recorded = Recording.read(output)
         size = output.stat().st_size

@@ -35,6 +35,7 @@ from typing import Any
 
 import msgspec
 
+from kubenb.client.decode import decode_json
 from kubenb.errors import KubenbError
 
 FORMAT = "kubenb-recording"
@@ -44,7 +45,6 @@ OPS = ("list", "watch", "event", "error", "end", "stop")
 _READ_CHUNK = 256 * 1024
 
 _encode = msgspec.json.Encoder().encode
-_decode = msgspec.json.Decoder().decode
 
 
 class RecordingError(KubenbError, ValueError):
@@ -163,7 +163,7 @@ class RecordingWriter:
         self.closed = False
         self.write(encode_line(header))
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes | bytearray) -> None:
         """Append complete lines (bytes ending in a newline)."""
         self._gz.write(data)
         self.uncompressed += len(data)
@@ -468,8 +468,8 @@ class Recording:
 
 def _parse(line: bytes, where: str, number: int) -> dict[str, Any]:
     try:
-        value = _decode(line)
-    except (msgspec.DecodeError, ValueError) as exc:
+        value = decode_json(line)  # what the client accepted, the reader accepts
+    except ValueError as exc:
         raise RecordingError(f"{where}, line {number}: not JSON ({exc})") from None
     if not isinstance(value, dict):
         raise RecordingError(f"{where}, line {number}: expected a JSON object")

@@ -5,9 +5,12 @@ Every list page it returns, every watch it opens, every event (bookmarks too) it
 on, every error and every end of a watch is reported to the `Recorder` with the
 moment it arrived, and passed on untouched. The Reflector cannot tell the difference.
 
-On the informer's thread a report costs one JSON encoding of the object and a list
-append; compressing and writing happen on the recorder's own thread, in batches, with
-a gzip sync flush after each batch (so the file is readable up to there at any time).
+On the informer's thread a report costs little: for a kubenb `Watch` the event's line
+is written as the server sent it (no encoding; the line is taken as the Watch splits
+its stream, see `RecordingWatch`), otherwise the object is encoded once (msgspec), as
+it is for redacted resources. Compressing and writing happen on the recorder's own
+thread, in batches, with a gzip sync flush after each batch (so the file is readable
+up to there at any time).
 Recording stops cleanly (a "stop" trailer, the file closed) on `stop()`, after
 `duration`, or when `max_events` events or `max_bytes` bytes on disk are reached;
 from then on the wrappers only pass things through.
@@ -20,6 +23,7 @@ import logging
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -29,6 +33,7 @@ import msgspec
 
 from kubenb.cache.listwatch import ListerWatcher, Watcher
 from kubenb.client.options import ListOptions
+from kubenb.client.watch import Watch
 from kubenb.clock import Clock, RealClock
 from kubenb.errors import ApiError
 from kubenb.recording.format import (
@@ -43,7 +48,8 @@ from kubenb.recording.redact import Redactor
 log = logging.getLogger(__name__)
 
 _encode = msgspec.json.Encoder().encode
-_BATCH_BYTES = 1 << 20  # wake the writer when this much is waiting (uncompressed)
+_BATCH_BYTES = 256 << 10  # wake the writer when this much is waiting (uncompressed)
+_FLUSH_BYTES = 1 << 20  # sync-flush at least this often (uncompressed), besides by time
 STOP_REASONS = ("stopped", "duration", "max-events", "max-bytes", "write-error")
 
 
@@ -58,7 +64,8 @@ class Recorder:
     `max_bytes` bounds the file on disk: checked after every flush, so the file may pass
     it by at most one batch (at most 1 MiB before compression). `max_events` counts
     watch events (bookmarks included). `redact` names fields to remove from every
-    object; Secret values are removed unless `redact_secrets=False`.
+    object; Secret values are removed unless `redact_secrets=False`. `compresslevel` is
+    gzip's: 1 (the default) is the cheapest in CPU, 9 the smallest, 0 stores only.
     """
 
     def __init__(self, path: str | os.PathLike[str], resources: Sequence[ResourceSpec], *,
@@ -66,7 +73,7 @@ class Recorder:
                  max_events: int | None = None, duration: float | None = None,
                  redact: Sequence[str | Sequence[str]] = (), redact_secrets: bool = True,
                  clock: Clock | None = None, flush_interval: float = 0.25,
-                 compresslevel: int = 6) -> None:
+                 compresslevel: int = 1) -> None:
         if not resources:
             raise RecordingError("nothing to record: give at least one resource")
         for name, value in (("max_bytes", max_bytes), ("max_events", max_events)):
@@ -86,8 +93,10 @@ class Recorder:
         self.compresslevel = compresslevel
         self._redact = [self.redactor.for_resource(spec) for spec in self.resources]
         self._cond = threading.Condition(threading.Lock())
-        self._buffer: list[bytes] = []
-        self._pending = 0
+        # The lines not yet written, copied in at once: holding on to the Watch's own
+        # line objects instead costs the informer more (fresh memory for every read)
+        # than the copy does.
+        self._buffer = bytearray()
         self._active = False
         self._stopping = False
         self.reason = ""
@@ -198,15 +207,21 @@ class Recorder:
 
     # -- reports (on informer threads) -----------------------------------------------------
 
-    def _emit(self, tail: bytes, event: bool = False) -> None:
-        """Queue one line (`tail` is everything after the time stamp)."""
+    def _emit(self, tail: bytes, event: bool = False, index: int = -1) -> None:
+        """Queue one line: `tail` is everything after the time stamp, or (with `index`)
+        a raw watch event line of that resource."""
         with self._cond:
             if not self._active:
                 return
-            t = self.clock.now() - self._t0
-            line = b'{"t":%.6f,' % t + tail
-            self._buffer.append(line)
-            self._pending += len(line)
+            buffer = self._buffer
+            if index < 0:
+                buffer += b'{"t":%.6f,' % (self.clock.now() - self._t0)
+                buffer += tail
+            else:  # {"type":..,"object":..} -> {"t":..,"r":..,"op":"event","type":..}
+                buffer += b'{"t":%.6f,"r":%d,"op":"event",' % (self.clock.now() - self._t0,
+                                                               index)
+                buffer += memoryview(tail)[1:]
+                buffer += b"\n"
             if event:
                 self.events += 1
                 if self.max_events is not None and self.events >= self.max_events:
@@ -214,7 +229,7 @@ class Recorder:
                     self.reason = "max-events"
                     self._cond.notify_all()
                     return
-            if self._pending >= _BATCH_BYTES:
+            if len(buffer) >= _BATCH_BYTES:
                 self._cond.notify_all()
 
     def _object(self, index: int, obj: Any) -> bytes:
@@ -249,6 +264,16 @@ class Recorder:
             self._emit(b'"r":%d,"op":"event","type":"%s","object":' % (index, kind.encode())
                        + self._object(index, obj) + b"}\n", event=True)
 
+    def record_raw_event(self, index: int, line: bytes) -> None:
+        """One watch event as its JSON line came from the server (`{"type":..,"object":..}`,
+        stripped); only for resources with nothing to redact."""
+        if self._active:
+            self._emit(line, True, index)
+
+    def raw_lines_ok(self, index: int) -> bool:
+        """Whether events of resource `index` may be written as received (no redaction)."""
+        return self._redact[index] is None
+
     def record_error(self, index: int, during: str, err: BaseException) -> None:
         if not self._active:
             return
@@ -274,10 +299,11 @@ class Recorder:
         assert writer is not None
         deadline = None if self.duration is None else self._t0 + self.duration
         last_flush = time.monotonic()
+        unflushed = 0
         try:
             while True:
                 with self._cond:
-                    while self._active and self._pending < _BATCH_BYTES:
+                    while self._active and len(self._buffer) < _BATCH_BYTES:
                         wait = self.flush_interval - (time.monotonic() - last_flush)
                         if wait <= 0:
                             break
@@ -287,12 +313,15 @@ class Recorder:
                     if self._active and deadline is not None and self.clock.now() >= deadline:
                         self._active = False
                         self.reason = "duration"
-                    batch, self._buffer, self._pending = self._buffer, [], 0
+                    batch, self._buffer = self._buffer, bytearray()
                     active = self._active
                 if batch:
-                    writer.write(b"".join(batch))
-                writer.flush()
-                last_flush = time.monotonic()
+                    writer.write(batch)
+                    unflushed += len(batch)
+                if not active or unflushed >= _FLUSH_BYTES or \
+                        time.monotonic() - last_flush >= self.flush_interval:
+                    writer.flush()
+                    last_flush, unflushed = time.monotonic(), 0
                 self.bytes_written = writer.size
                 if active and self.max_bytes is not None and writer.size >= self.max_bytes:
                     with self._cond:
@@ -303,7 +332,7 @@ class Recorder:
                 if not active:
                     break
             with self._cond:  # reports that raced with the stop are dropped, not half-kept
-                self._buffer, self._pending = [], 0
+                self._buffer = bytearray()
                 trailer = {"t": round(self.clock.now() - self._t0, 6), "op": "stop",
                            "reason": self.reason, "events": self.events, "lists": self.lists,
                            "errors": self.errors}
@@ -360,13 +389,32 @@ class RecordingListerWatcher:
 
 
 class RecordingWatch:
-    """One watch, its events reported as the Reflector takes them."""
+    """One watch, its events reported as the Reflector takes them.
+
+    For a kubenb `Watch` (kubenb.client.watch) and a resource with nothing to redact,
+    each event is written as the very line the server sent: the Watch's line splitter
+    (`_line_batches`) is tapped on this instance, and since the Watch decodes exactly one
+    event from each non-blank line, in order, the n-th event taken is the n-th line.
+    Anything else is encoded from the decoded object.
+    """
 
     def __init__(self, inner: Watcher, recorder: Recorder, index: int) -> None:
         self.inner = inner
         self.recorder = recorder
         self.index = index
         self._ended = False
+        self._lines: deque[bytes] | None = None
+        batches = getattr(inner, "_line_batches", None)
+        if isinstance(inner, Watch) and callable(batches) and recorder.raw_lines_ok(index):
+            lines: deque[bytes] = deque()
+            self._lines = lines
+
+            def tapped() -> Iterator[list[bytes]]:
+                for batch in batches():
+                    lines.extend(line.strip() for line in batch if line.strip())
+                    yield batch
+
+            inner._line_batches = tapped  # type: ignore[method-assign]
 
     def __repr__(self) -> str:
         return f"RecordingWatch({self.inner!r})"
@@ -379,10 +427,17 @@ class RecordingWatch:
         return getattr(self.inner, name)  # events_received, stopped, ...
 
     def __iter__(self) -> Iterator[Any]:
-        recorder, index = self.recorder, self.index
+        recorder, index, lines = self.recorder, self.index, self._lines
         try:
             for event in self.inner:
-                if recorder._active:
+                if lines is not None:
+                    line = lines.popleft()
+                    if recorder._active:
+                        if line[:1] == b"{":
+                            recorder.record_raw_event(index, line)
+                        else:  # pragma: no cover - the Watch decoded it, so it is JSON
+                            recorder.record_event(index, event.type, event.object)
+                elif recorder._active:
                     recorder.record_event(index, event.type, event.object)
                 yield event
         except Exception as err:

@@ -55,8 +55,16 @@ def configmap(name: str, rv: int, value: str, namespace: str = "default",
     return obj
 
 
-def signatures(recording: Recording) -> list[tuple[Any, ...]]:
-    return [e.signature() for e in recording.entries]
+def signatures(recording: Recording, r: int | None = None) -> list[tuple[Any, ...]]:
+    return [e.signature() for e in recording.entries if r is None or e.r == r]
+
+
+def assert_replayed(replayed: Recording, original: Recording, r: int | None = None) -> None:
+    """The replayed informers received exactly what was recorded. After the recording's
+    last entry they may have gone on (a watch re-opened after a recorded end)."""
+    got, want = signatures(replayed, r), signatures(original, r)
+    assert got[:len(want)] == want
+    assert all(extra[0] == "watch" for extra in got[len(want):]), got[len(want):]
 
 
 def expected_events(recording: Recording) -> int:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kubenb.recording import Recording
 from tests.recording import make_churn_recording as churn
-from tests.recording.support import replay_through_informers, signatures
+from tests.recording.support import assert_replayed, replay_through_informers
 
 
 def _faults(rec: Recording) -> list[tuple[float, str, object]]:
@@ -33,5 +33,5 @@ def test_the_committed_sample_replays_exactly(tmp_path: Path) -> None:
     assert _faults(original) == [(20.0, "end", "closed"), (40.0, "end", "closed"),
                                  (40.0, "error", 410)]
     run = replay_through_informers(churn.OUTPUT, tmp_path / "out.jsonl.gz")
-    assert signatures(run.recording) == signatures(original)
+    assert_replayed(run.recording, original)
     assert run.caches == [original.final_state()]

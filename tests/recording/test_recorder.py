@@ -238,3 +238,26 @@ def test_bad_options_say_what_is_wrong(tmp_path: Path) -> None:
     assert recorder.done
     with kubenb.embedded() as cluster, pytest.raises(kubenb.errors.NoResourceMatchError):
         cluster.record("nosuchthings", tmp_path / "y.gz")
+
+
+def test_events_are_written_as_the_server_sent_them(tmp_path: Path) -> None:
+    """No re-encoding on the informer's thread: the line the server sent goes into the
+    file (the server escapes <, > and & as Go does; an encoder would not)."""
+    path = tmp_path / "raw.jsonl.gz"
+    with kubenb.embedded() as cluster:
+        recorder = cluster.record(["configmaps", "secrets"], path, namespace="default")
+        cluster.informer("configmaps", namespace="default")
+        cluster.informer("secrets", namespace="default")
+        cluster.resource("configmaps", namespace="default").create(
+            {"metadata": {"name": "html"}, "data": {"v": "<b>&amp;</b>"}})
+        cluster.resource("secrets", namespace="default").create(
+            {"metadata": {"name": "s"}, "data": {"k": "PGI+"}})
+        wait_until(lambda: recorder.events == 2, what="both events")
+        recorder.stop()
+    lines = gzip.decompress(path.read_bytes()).splitlines()
+    (configmap,) = [line for line in lines if b'"op":"event"' in line and b'"r":0' in line]
+    assert b'"v":"\\u003cb\\u003e\\u0026amp;\\u003c/b\\u003e"' in configmap
+    (secret,) = [line for line in lines if b'"op":"event"' in line and b'"r":1' in line]
+    assert b"PGI+" not in secret and REDACTED.encode() in secret  # redacted: re-encoded
+    rec = Recording.read(path)
+    assert rec.final_state("configmaps")["default/html"]["data"] == {"v": "<b>&amp;</b>"}

@@ -26,9 +26,9 @@ from kubenb.server import EmbeddedServer
 from tests.helpers import wait_until
 from tests.recording.support import (
     CONFIGMAPS,
+    assert_replayed,
     configmap,
     replay_through_informers,
-    signatures,
     write_recording,
 )
 
@@ -149,7 +149,7 @@ def test_a_generated_stream_replays_exactly(tmp_path_factory: pytest.TempPathFac
 
     run = replay_through_informers(path, folder / "out.jsonl.gz")
 
-    assert signatures(run.recording) == signatures(original)
+    assert_replayed(run.recording, original)
     assert run.caches == [original.final_state()]
     assert run.replay.gate_timeouts == 0
 
@@ -165,7 +165,7 @@ def test_drops_and_410s_replay_as_such(tmp_path: Path) -> None:
     original = Recording.read(path)
     run = replay_through_informers(path, tmp_path / "out.jsonl.gz")
 
-    assert signatures(run.recording) == signatures(original)
+    assert_replayed(run.recording, original)
     stats = run.reflector_stats[0]
     assert stats["lists"] == 2 and stats["gone"] == 1 and stats["resumes"] >= 1
     ops_seen = [e.op for e in run.recording.entries]
@@ -228,7 +228,7 @@ def test_a_real_informers_recording_replays_exactly(tmp_path: Path) -> None:
         assert original.entries[original.entries.index(error) + 1].op == "list"
 
     run = replay_through_informers(path, tmp_path / "out.jsonl.gz")
-    assert signatures(run.recording) == signatures(original)
+    assert_replayed(run.recording, original)
     assert run.caches == [original.final_state()]
 
 
