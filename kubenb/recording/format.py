@@ -12,9 +12,9 @@ One file holds what the informers of one or more resources received, in arrival 
     {"t": 60.000, "op": "stop", "reason": "stopped", "events": 1234, ...}
 
 `t` is seconds since the header's `started`, `r` the index of the resource in the
-header. The writer flushes the compressor after every batch, so a file cut short by a
-crash still reads back up to its last complete line; the "stop" trailer is missing
-then, and `Recording.complete` says so.
+header. The writer sync-flushes the compressor every quarter second (and every MiB),
+so a file cut short by a crash still reads back up to its last flushed line; the
+"stop" trailer is missing then, and `Recording.complete` says so.
 
 Reading turns the raw lines into `Entry` items: list pages are joined into one list,
 and the initial events of a streaming list (watch-list) become one list too, so a

@@ -9,8 +9,8 @@ On the informer's thread a report costs little: for a kubenb `Watch` the event's
 is written as the server sent it (no encoding; the line is taken as the Watch splits
 its stream, see `RecordingWatch`), otherwise the object is encoded once (msgspec), as
 it is for redacted resources. Compressing and writing happen on the recorder's own
-thread, in batches, with a gzip sync flush after each batch (so the file is readable
-up to there at any time).
+thread, in batches, with a gzip sync flush every `flush_interval` and every MiB (so the
+file is readable up to there at any time, whatever happens to the process).
 Recording stops cleanly (a "stop" trailer, the file closed) on `stop()`, after
 `duration`, or when `max_events` events or `max_bytes` bytes on disk are reached;
 from then on the wrappers only pass things through.

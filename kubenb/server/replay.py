@@ -595,6 +595,8 @@ class Replay:
                 self._await_watch(key)
             self.storage.signal_watches(key, "ERROR", obj=action.status, close=True)
         elif action.kind == "fail":
+            if watched:  # the failure was met after a watch: not by the one being opened
+                self._await_watch(key)
             self.server.faults.fail(action.verb, code=action.code, resource=key,
                                     count=self.fail_attempts, retry_after=0)
         elif action.kind == "load":

@@ -77,3 +77,28 @@ def test_bad_input_says_what_is_wrong(tmp_path: Path, server: EmbeddedServer) ->
                            str(tmp_path / "x.gz"), "--max-bytes", "lots"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "not a size" in done.stderr
+
+
+def test_a_killed_recorder_leaves_a_readable_file(tmp_path: Path,
+                                                  server: EmbeddedServer) -> None:
+    """SIGKILL: no trailer, no gzip footer, yet every line flushed before is there."""
+    path = tmp_path / "killed.jsonl.gz"
+    proc = _record("configmaps", "-o", str(path), "--kubeconfig", server.kubeconfig_path,
+                   "-n", "default")
+    try:
+        assert proc.stderr is not None
+        proc.stderr.readline()
+        wait_until(lambda: server.storage.watch_count == 1, 30, what="the recorder's watch")
+        server.seed_objects(3, kind="configmaps", namespace="default")
+        wait_until(lambda: path.exists() and sum(
+            1 for e in Recording.read(path).entries if e.op == "event") == 3, 30,
+            what="three events on disk")
+        proc.kill()
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
+    rec = Recording.read(path)
+    assert not rec.complete and rec.stop_reason == "truncated"
+    assert len(rec.final_state()) == 3

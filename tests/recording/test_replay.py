@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import requests
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 import kubenb
@@ -361,3 +361,123 @@ def test_replay_refuses_what_it_cannot_do(tmp_path: Path) -> None:
         "example.com/v1", "foos", "Foo")], [])
     with EmbeddedServer() as server, pytest.raises(RecordingError, match="does not serve"):
         server.replay(crd)
+
+
+# -- faults while recording a live informer ------------------------------------------------
+
+STEPS = st.lists(st.sampled_from(["create", "update", "delete", "drop", "gone", "fail"]),
+                 min_size=1, max_size=7)
+
+
+def _record_live(path: Path, steps: list[str]) -> dict[str, int]:
+    """Record an informer over the embedded server while `steps` happen; returns how
+    many of each fault were made."""
+    from kubenb.cache.backoff import ExponentialBackoff
+    from kubenb.cache.listwatch import ListWatch
+    from kubenb.cache.shared_informer import SharedIndexInformer
+    from kubenb.client.config import load_config
+    from kubenb.client.dynamic import DynamicClient
+    from kubenb.recording import Recorder
+
+    made = {"drop": 0, "gone": 0, "fail": 0}
+    with EmbeddedServer(bookmark_interval=0.3, history_window=1000) as server:
+        dynamic = DynamicClient(load_config(server.kubeconfig_path))
+        recorder = Recorder(path, [CONFIGMAPS]).start()
+        configmaps = dynamic.resource("v1", "configmaps").namespace("default")
+        informer = SharedIndexInformer(
+            recorder.list_watcher(0, ListWatch.from_client(
+                dynamic.resource("v1", "configmaps"), namespace="default")),
+            backoff=ExponentialBackoff(initial=0.01, cap=0.05))
+        informer.start()
+        try:
+            wait_until(informer.has_synced, 10, what="sync")
+            reflector = informer.get_controller().reflector
+            names = iter(f"cm-{i}" for i in range(100))
+
+            def counter(name: str) -> int:
+                return int(reflector.stats().get(name, 0))
+
+            def cached(name: str) -> Any:
+                return informer.get_indexer().get_by_key(f"default/{name}")
+
+            def create() -> str:
+                name = next(names)
+                configmaps.create({"metadata": {"name": name}, "data": {"v": "0"}})
+                wait_until(lambda: cached(name) is not None, 10, what=f"{name} cached")
+                return name
+
+            def watching() -> None:
+                wait_until(lambda: server.storage.watch_count == 1, 10, what="a watch")
+
+            live: list[str] = []
+            for step in steps:
+                if step == "create" or (step in ("update", "delete") and not live):
+                    live.append(create())
+                elif step == "update":
+                    configmaps.patch(live[0], {"data": {"v": step}})
+                    wait_until(lambda: cached(live[0])["data"]["v"] == "update", 10,
+                               what="update cached")
+                elif step == "delete":
+                    name = live.pop()
+                    configmaps.delete(name)
+                    wait_until(lambda n=name: cached(n) is None, 10, what="delete cached")
+                else:
+                    watching()
+                    live.append(create())  # not a "very short watch": it had an event
+                    lists, resumes = counter("lists"), counter("resumes")
+                    if step == "drop":
+                        server.drop_watches()
+                        wait_until(lambda r=resumes: counter("resumes") > r, 10,
+                                   what="resume")
+                    elif step == "fail":  # past the REST client's three retries
+                        server.faults.fail("watch", code=500, count=4)
+                        server.drop_watches()
+                        wait_until(lambda n=lists: counter("lists") > n, 10, what="relist")
+                    else:  # gone: the resume is held while history is compacted
+                        server.faults.latency(30.0, verb="watch")
+                        server.drop_watches()
+                        wait_until(lambda: server.faults.stats()["delayed"] >= 1, 10,
+                                   what="held resume")
+                        live.append(next(names))
+                        configmaps.create({"metadata": {"name": live[-1]}})
+                        server.compact()
+                        server.faults.clear()
+                        wait_until(lambda n=lists: counter("lists") > n, 10,
+                                   what="relist after 410")
+                    made[step] += 1
+            watching()
+            state = {f"default/{o['metadata']['name']}": o["metadata"]["resourceVersion"]
+                     for o in configmaps.list()["items"]}
+            wait_until(lambda: {k: informer.get_indexer().get_by_key(k)["metadata"][
+                "resourceVersion"] for k in informer.get_indexer().list_keys()} == state,
+                10, what="the cache to settle")
+        finally:
+            recorder.stop()
+            informer.stop()
+            dynamic.rest.close()
+    return made
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck),
+          phases=[Phase.explicit, Phase.reuse, Phase.generate])  # no slow shrinking
+@example(steps=["gone", "fail", "drop", "update", "delete"])
+@given(steps=STEPS)
+def test_faults_while_recording_are_in_the_file_and_replay_as_such(
+        tmp_path_factory: pytest.TempPathFactory, steps: list[str]) -> None:
+    folder = tmp_path_factory.mktemp("live")
+    made = _record_live(folder / "live.jsonl.gz", steps)
+    original = Recording.read(folder / "live.jsonl.gz")
+    entries = original.entries
+    errors = [(e.during, e.code) for e in entries if e.op == "error"]
+    assert errors.count(("watch", 410)) == made["gone"]
+    assert errors.count(("watch-open", 500)) == made["fail"]
+    assert [e.op for e in entries].count("list") == 1 + made["gone"] + made["fail"]
+    for i, e in enumerate(entries):  # every error is followed by the relist it caused
+        if e.op == "error":
+            assert entries[i + 1].op == "list"
+    closed = sum(1 for e in entries if e.op == "end" and e.reason == "closed")
+    assert closed >= made["drop"] + made["gone"] + made["fail"]
+
+    run = replay_through_informers(folder / "live.jsonl.gz", folder / "out.jsonl.gz")
+    assert_replayed(run.recording, original)
+    assert run.caches == [original.final_state()]
