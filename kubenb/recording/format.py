@@ -29,7 +29,7 @@ import os
 import re
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -245,16 +245,16 @@ class Entry:
     r: int
     op: str
     type: str = ""
-    object: dict[str, Any] | None = None
+    object: dict[str, Any] | None = field(default=None, repr=False)  # never in a repr
     key: str = ""
     rv: str = ""
-    items: list[dict[str, Any]] | None = None
+    items: list[dict[str, Any]] | None = field(default=None, repr=False)
     initial: bool = False
     during: str = ""
     code: int | None = None
     reason: str = ""
     message: str = ""
-    status: dict[str, Any] | None = None
+    status: dict[str, Any] | None = field(default=None, repr=False)
 
     def signature(self) -> tuple[Any, ...]:
         """What a replay must reproduce of this entry (times and object bodies aside)."""

@@ -35,7 +35,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,8 +68,8 @@ class Action:
     kind: str  # apply | bookmark | load | drop | error | fail
     rv: int | None = None  # the resourceVersion this action brings (apply, bookmark, load)
     type: str = ""  # apply: ADDED | MODIFIED | DELETED
-    obj: dict[str, Any] | None = None  # apply: the object
-    items: list[dict[str, Any]] | None = None  # load: the relisted objects
+    obj: dict[str, Any] | None = field(default=None, repr=False)  # apply: the object
+    items: list[dict[str, Any]] | None = field(default=None, repr=False)  # load
     status: dict[str, Any] | None = None  # error / load after an error: the ERROR Status
     verb: str = ""  # fail: list | watch
     code: int = 0  # fail: 500 | 429
