@@ -1,6 +1,7 @@
 """`python -m kubenb ...`: command-line entry points.
 
 - `serve`: the embedded API server until interrupted (kubectl and notebooks use it);
+- `record`: what informers of some resources receive, into a recording file;
 - `tour`: JupyterLab on the tour notebook (install nothing, print the URL);
 - `notebooks --execute`: run every notebook headless with nbclient, write the executed
   copies and say where they are (what CI runs, and a check that an install works).
@@ -61,6 +62,8 @@ def _build_parser() -> argparse.ArgumentParser:
                        help="comma-separated kinds to churn (default: configmaps,pods)")
     serve.add_argument("--seed", type=int, default=0,
                        help="seed for --seed-objects and --churn (same seed, same objects)")
+
+    _add_record_parser(commands)
 
     tour = commands.add_parser(
         "tour", help="start JupyterLab on the tour notebook and print its URL")
@@ -161,6 +164,112 @@ def _serve(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, previous)
     print("kubenb API server stopped", flush=True)
     return 0
+
+
+# -- record ----------------------------------------------------------------------------
+
+
+def _add_record_parser(commands: Any) -> None:
+    record = commands.add_parser(
+        "record", help="record what informers of some resources receive into a file "
+                       "(docs/recording.md); Ctrl-C stops it cleanly")
+    record.add_argument("resources", nargs="+", metavar="RESOURCE",
+                        help="what to record, as kubectl names it: pods, deploy, "
+                             "foos.example.com ...")
+    record.add_argument("-o", "--output", required=True, metavar="PATH",
+                        help="the recording file to write (gzip JSON lines, e.g. run.jsonl.gz)")
+    record.add_argument("--kubeconfig", default=None, metavar="PATH",
+                        help="the cluster (default: KUBECONFIG, ~/.kube/config, in-cluster)")
+    record.add_argument("--context", default=None, help="the kubeconfig context to use")
+    where = record.add_mutually_exclusive_group()
+    where.add_argument("-n", "--namespace", default=None,
+                       help="one namespace (default: the context's namespace)")
+    where.add_argument("-A", "--all-namespaces", action="store_true",
+                       help="every namespace")
+    record.add_argument("-l", "--selector", default=None, help="a label selector")
+    record.add_argument("--field-selector", default=None, help="a field selector")
+    record.add_argument("--duration", type=_non_negative_float, default=None, metavar="SECONDS",
+                        help="stop after this long (default: until Ctrl-C)")
+    record.add_argument("--max-bytes", type=_size, default=None, metavar="SIZE",
+                        help="stop when the file reaches SIZE bytes (suffixes k, M, G)")
+    record.add_argument("--max-events", type=_positive_int, default=None, metavar="N",
+                        help="stop after N watch events")
+    record.add_argument("--redact", action="append", default=[], metavar="FIELD",
+                        help="also remove this field from every object, e.g. "
+                             "spec.template (repeatable; '\\.' is a dot inside a key)")
+    record.add_argument("--no-redact-secrets", action="store_true",
+                        help="keep Secret data in the file (it is removed by default)")
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, not {value}")
+    return value
+
+
+def _size(text: str) -> int:
+    units = {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?)i?b?\s*", text.lower())
+    if not match:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 500k, 20M, 1G)")
+    value = int(float(match.group(1)) * units[match.group(2)])
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 byte, not {text!r}")
+    return value
+
+
+def _record(args: argparse.Namespace) -> int:
+    from kubenb.cluster import connect
+    from kubenb.errors import KubenbError
+
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    cluster = None
+    recorder = None
+    try:
+        cluster = connect(args.kubeconfig, args.context)
+        namespace = "" if args.all_namespaces else (args.namespace or cluster.config.namespace)
+        recorder = cluster.record(
+            args.resources, args.output, namespace=namespace, label_selector=args.selector,
+            field_selector=args.field_selector, duration=args.duration,
+            max_bytes=args.max_bytes, max_events=args.max_events, redact=args.redact,
+            redact_secrets=not args.no_redact_secrets)
+        print(f"recording {', '.join(s.describe() for s in recorder.resources)} "
+              f"to {recorder.path} (Ctrl-C stops)", file=sys.stderr, flush=True)
+        while not recorder.wait(0.5) and not stop.is_set():
+            _progress(recorder)
+    except KeyboardInterrupt:
+        pass
+    except KubenbError as exc:
+        print(f"kubenb record: {exc}", file=sys.stderr, flush=True)
+        return 2
+    finally:
+        if recorder is not None:
+            recorder.stop()
+        if cluster is not None:
+            cluster.close()
+        signal.signal(signal.SIGTERM, previous)
+    _progress(recorder, final=True)
+    if recorder is not None and recorder.reason == "write-error":
+        print(f"kubenb record: writing failed: {recorder.last_error}", file=sys.stderr,
+              flush=True)
+        return 1
+    return 0
+
+
+def _progress(recorder: Any, final: bool = False) -> None:
+    """One line on stderr, rewritten in place while recording."""
+    if recorder is None:
+        return
+    s = recorder.stats()
+    line = (f"{s['events']} events, {s['lists']} lists, {s['errors']} errors, "
+            f"{s['bytes'] / 1024:.1f} KiB, {s['elapsed']:.0f}s")
+    if final:
+        print(f"\rstopped ({recorder.reason}): {line}; wrote {recorder.path}",
+              file=sys.stderr, flush=True)
+    else:
+        print(f"\rrecording: {line}", end="", file=sys.stderr, flush=True)
 
 
 # -- notebooks -------------------------------------------------------------------------
@@ -431,6 +540,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)
+    if args.command == "record":
+        return _record(args)
     if args.command == "tour":
         return _tour(args)
     if args.command == "notebooks":

@@ -9,9 +9,11 @@ started, and the embedded server when it started one.
 
 from __future__ import annotations
 
+import os
 import threading
+from collections.abc import Sequence
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubenb.cache.factory import SharedInformerFactory
 from kubenb.cache.lister import Lister
@@ -25,6 +27,9 @@ from kubenb.client.rest import RESTClient
 from kubenb.client.typed import Clientset
 from kubenb.errors import ApiError, BadRequest, KubenbError, NoResourceMatchError
 from kubenb.redact import redact_url
+
+if TYPE_CHECKING:
+    from kubenb.recording import Recorder
 
 
 class CacheSyncTimeout(KubenbError, TimeoutError):
@@ -94,6 +99,7 @@ class Cluster:
         self._closed = False
         self._views: list[Any] = []
         self._first_lists: dict[int, _FirstListWatcher] = {}  # id(informer) -> its watcher
+        self.replay: Any = None  # the Replay of kubenb.embedded(replay=...) / snapshot=
 
     def __repr__(self) -> str:
         where = "embedded" if self.server is not None else "kubeconfig"
@@ -256,6 +262,48 @@ class Cluster:
         self._views.insert(0, view)
         return view
 
+    def record(self, resources: str | Sequence[str], path: str | os.PathLike[str], *,
+               namespace: str | None = None, label_selector: Any = None,
+               field_selector: Any = None, **recorder_options: Any) -> Recorder:
+        """Record what the informers of `resources` receive into `path` (a gzip JSON-lines
+        file, docs/recording.md) until `stop()`, `duration`, `max_events` or `max_bytes`;
+        returns the started `Recorder`. It rides on this Cluster's shared informers (a
+        `frame()` or `informer()` made later shares them); an informer already running
+        gets a twin for the recording alone, whose first list the file then starts with."""
+        from kubenb.cache.listwatch import ListWatch
+        from kubenb.recording import Recorder, ResourceSpec
+
+        names = [resources] if isinstance(resources, str) else list(resources)
+        infos = [self.mapper.resource_for(name) for name in names]
+        specs = [ResourceSpec(i.api_version, i.resource, i.kind, i.namespaced,
+                              (namespace or "") if i.namespaced else "",
+                              _selector_text(label_selector), _selector_text(field_selector))
+                 for i in infos]
+        try:
+            version = self.discovery.server_version()
+        except ApiError:
+            version = {}
+        recorder = Recorder(path, specs, server_version=version, **recorder_options).start()
+        try:
+            for index, spec in enumerate(specs):
+                informer = self.factory.for_resource(
+                    spec.api_version, spec.resource, spec.namespace or None,
+                    spec.label_selector, spec.field_selector).informer()
+                if not informer.is_started():
+                    informer.list_watcher = recorder.list_watcher(index, informer.list_watcher)
+                    continue
+                own = SharedIndexInformer(recorder.list_watcher(index, ListWatch.from_client(
+                    self.dynamic.resource(spec.api_version, spec.resource),
+                    namespace=spec.namespace, label_selector=spec.label_selector,
+                    field_selector=spec.field_selector)), name=f"record-{spec.key}")
+                recorder.add_owned(own.start())
+            self.factory.start()
+        except BaseException:
+            recorder.stop()
+            raise
+        self._views.insert(0, recorder)
+        return recorder
+
     def close(self) -> None:
         """Stop every informer and thread this Cluster started, then its embedded server."""
         if self._closed:
@@ -274,13 +322,41 @@ def connect(kubeconfig: Any = None, context: str | None = None, **rest_options: 
     return Cluster(load_config(kubeconfig, context), **rest_options)
 
 
-def embedded(**server_options: Any) -> Cluster:
-    """Start an embedded API server (options as `EmbeddedServer`) and connect to it."""
+def embedded(*, replay: Any = None, snapshot: Any = None, speed: float | None = 1.0,
+             at: Any = None, replay_options: dict[str, Any] | None = None,
+             **server_options: Any) -> Cluster:
+    """Start an embedded API server (options as `EmbeddedServer`) and connect to it.
+
+    `replay=path` plays a recording through it at `speed` (None: as fast as possible;
+    `replay_options` as `EmbeddedServer.replay`), `snapshot=path` loads the recorded
+    state at `at` (default: the end) and stays there; `cluster.replay` controls either.
+    Replays send only the recorded bookmarks unless `bookmark_interval` is given.
+    """
     from kubenb.server import EmbeddedServer
 
+    if replay is not None and snapshot is not None:
+        raise KubenbError("give replay= or snapshot=, not both")
+    if replay is not None or snapshot is not None:
+        server_options.setdefault("bookmark_interval", 1e9)
     server = EmbeddedServer(**server_options).start()
     try:
-        return Cluster(load_config(str(server.kubeconfig_path)), server=server)
+        cluster = Cluster(load_config(str(server.kubeconfig_path)), server=server)
+        if replay is not None:
+            cluster.replay = server.replay(replay, speed=speed, **(replay_options or {}))
+        elif snapshot is not None:
+            from kubenb.recording import Recording
+
+            recording = snapshot if isinstance(snapshot, Recording) else \
+                Recording.read(snapshot)
+            moment = recording.time_of(at)
+            cluster.replay = server.replay(recording, start=moment, end=moment)
+        return cluster
     except BaseException:
         server.stop()
         raise
+
+
+def _selector_text(selector: Any) -> str:
+    from kubenb.client.dynamic import _selector
+
+    return _selector(selector)

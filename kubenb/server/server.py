@@ -11,10 +11,11 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubenb.clock import Clock
 from kubenb.errors import KubenbError
+from kubenb.recording.format import Recording
 from kubenb.server import bootstrap
 from kubenb.server.churn import Churn, seed_objects
 from kubenb.server.faults import Faults
@@ -31,6 +32,9 @@ from kubenb.server.tls import (
     generate_self_signed,
     load_user_certificate,
 )
+
+if TYPE_CHECKING:
+    from kubenb.server.replay import Replay
 
 _WILDCARDS = ("", "0.0.0.0")
 
@@ -89,6 +93,7 @@ class EmbeddedServer:
             self.registry.ensure_namespace(namespace)
         self.faults = Faults(self.storage, self.types)
         self._churns: list[Churn] = []
+        self._replays: list[Replay] = []
         self._stop = threading.Event()
         self._httpd: KubeHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -136,8 +141,11 @@ class EmbeddedServer:
         temp dir."""
         with self._lock:
             churns = list(self._churns)
+            replays = list(self._replays)
         for churn in churns:
             churn.stop(timeout)
+        for replay in replays:
+            replay.stop(timeout)
         with self._lock:
             httpd, thread = self._httpd, self._thread
             if httpd is None:
@@ -250,6 +258,24 @@ class EmbeddedServer:
         with self._lock:
             self._churns.append(churn)
         return churn
+
+    def replay(self, recording: Recording | str | os.PathLike[str], *,
+               speed: float | None = 1.0, autoplay: bool = True, start: Any = None,
+               end: Any = None, clock: Clock | None = None, gate_timeout: float = 10.0,
+               fail_attempts: int = 4) -> Replay:
+        """Play a recording (kubenb.recording) through this server, from its first lists
+        (or the state at `start`) at `speed` (None: as fast as possible); returns the
+        `Replay` to pause, step, seek and inspect. `stop()` of the server stops it too.
+        See kubenb.server.replay."""
+        from kubenb.server.replay import Replay
+
+        player = Replay(self, recording if isinstance(recording, Recording) else
+                        Recording.read(recording), speed=speed, autoplay=autoplay, start=start,
+                        end=end, clock=clock, gate_timeout=gate_timeout,
+                        fail_attempts=fail_attempts)
+        with self._lock:
+            self._replays.append(player)
+        return player.start()
 
     def seed_objects(self, n: int, kind: str = "pods", namespace: str = "default",
                      seed: int = 0, running: bool = True) -> list[str]:

@@ -150,6 +150,9 @@ class Storage:
         self.max_watch_buffer = max_watch_buffer
         self.max_watch_buffer_bytes = max_watch_buffer_bytes
         self._closed_behind = 0
+        # Told ("list" | "watch" | "initial", resource, the revision it was read at)
+        # after each list or watch; a replay (kubenb.server.replay) waits on it.
+        self.observer: Callable[[str, str, int], None] | None = None
 
     # -- reads ---------------------------------------------------------------
 
@@ -176,7 +179,10 @@ class Storage:
     def list(self, resource: str, namespace: str | None) -> tuple[list[Obj], int]:
         """Current objects sorted by (namespace, name), and the RV they were read at."""
         with self.lock:
-            return self._sorted(self._current(resource, namespace)), self._rv
+            result = self._sorted(self._current(resource, namespace)), self._rv
+        if self.observer is not None:
+            self.observer("list", resource, result[1])
+        return result
 
     def list_at(self, resource: str, namespace: str | None, rv: int) -> builtins.list[Obj]:
         """Objects as they were at revision `rv` (rolled back through the history)."""
@@ -195,7 +201,11 @@ class Storage:
                     state.pop(key, None)
                 else:
                     state[key] = event.prev
-            return self._sorted(state)
+            result = self._sorted(state)
+            current = self._rv
+        if self.observer is not None:
+            self.observer("list", resource, current)
+        return result
 
     def _current(self, resource: str, namespace: str | None) -> dict[tuple[str, str], Obj]:
         by_ns = self._objects.get(resource, {})
@@ -276,7 +286,10 @@ class Storage:
                 backlog.reverse()
             queue = WatchQueue(resource, self.max_watch_buffer, self.max_watch_buffer_bytes)
             self._watchers.add(queue)
-            return initial, backlog, self._rv, queue
+            rv = self._rv
+        if self.observer is not None:
+            self.observer("initial" if from_rv is None else "watch", resource, rv)
+        return initial, backlog, rv, queue
 
     def stop_watch(self, queue: WatchQueue) -> None:
         """Unregister and close one watch."""
@@ -343,6 +356,76 @@ class Storage:
             self._rv += 1
             self._changed.notify_all()
             return self._rv
+
+    # -- replay (kubenb.server.replay): recorded history, resourceVersions kept ----------
+
+    def load(self, states: dict[str, builtins.list[Obj]], rv: int,
+             error: Obj | None = None) -> int:
+        """Replace all objects of each resource in `states` (objects keep their own
+        resourceVersions) and set the revision to `rv`: a replay's first state, or a
+        recorded relist. The history is forgotten, as after a compaction, and every open
+        watch of those resources ends (seeing `error`, an ERROR Status, first if given),
+        so its client relists. Returns how many watches ended."""
+        with self.lock:
+            queues = [q for q in self._watchers if q.resource in states]
+            for queue in queues:
+                self._watchers.discard(queue)
+                if error is not None:
+                    queue.push(Event("ERROR", rv, queue.resource, "", "", error, None))
+                queue.close()
+            for resource, objects in states.items():
+                by_ns: dict[str, dict[str, Obj]] = {}
+                for obj in objects:
+                    meta = obj["metadata"]
+                    by_ns.setdefault(meta.get("namespace") or "", {})[meta["name"]] = obj
+                self._objects[resource] = by_ns
+            self._rv = rv
+            self._history.clear()
+            self._oldest_rv = rv
+            self._changed.notify_all()
+        return len(queues)
+
+    def apply_event(self, type_: str, resource: str, obj: Obj) -> Event:
+        """Write one recorded event as it was: its type, its object and the object's
+        resourceVersion, which must be newer than the current revision."""
+        meta = obj["metadata"]
+        rv = int(meta["resourceVersion"])
+        namespace, name = meta.get("namespace") or "", meta["name"]
+        with self.lock:
+            if rv <= self._rv:
+                raise ValueError(f"resourceVersion {rv} of {type_} {resource} "
+                                 f"{namespace}/{name} is not newer than {self._rv}")
+            by_ns = self._objects.setdefault(resource, {})
+            objs = by_ns.setdefault(namespace, {})
+            prev = objs.get(name)
+            if type_ == DELETED:
+                objs.pop(name, None)
+            else:
+                objs[name] = obj
+            if not objs:
+                by_ns.pop(namespace, None)
+            self._rv = rv
+            event = Event(type_, rv, resource, namespace, name, obj, prev)
+            self._record(event)
+            return event
+
+    def signal_watches(self, resource: str, type_: str | None = None, obj: Obj | None = None,
+                       rv: int = 0, close: bool = False) -> int:
+        """Send every open watch of `resource` a BOOKMARK at `rv` or an ERROR (`obj`, a
+        Status), and/or end them (`close`); not kept in the history. A BOOKMARK newer
+        than the revision moves the revision to it. Returns how many watches were open."""
+        with self.lock:
+            if type_ == "BOOKMARK" and rv > self._rv:
+                self._rv = rv
+                self._changed.notify_all()
+            queues = [q for q in self._watchers if q.resource == resource]
+            for queue in queues:
+                if type_ is not None:
+                    queue.push(Event(type_, rv, resource, "", "", obj or {}, None))
+                if close:
+                    self._watchers.discard(queue)
+                    queue.close()
+        return len(queues)
 
     def iter_all(self) -> Iterator[tuple[str, str, str, Obj]]:
         """Every stored (resource, namespace, name, object); a snapshot."""

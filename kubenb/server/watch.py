@@ -81,6 +81,10 @@ class WatchStream:
         self._queue = queue
 
     def _convert(self, event: Event) -> bytes | None:
+        if event.type == "BOOKMARK":  # sent by a replay (Storage.signal_watches)
+            return self._bookmark(event.rv) if self._bookmarks else None
+        if event.type == "ERROR":
+            return _line("ERROR", event.encoded())
         if event.rv <= self._min_rv:
             return None
         if self._namespace is not None and event.namespace != self._namespace:
