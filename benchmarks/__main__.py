@@ -13,6 +13,7 @@ from benchmarks import (
     bench_delta_fifo,
     bench_informer,
     bench_reactive,
+    bench_recording,
     bench_server,
     bench_workqueue,
 )
@@ -26,6 +27,7 @@ SUITES = {
     "server": bench_server,
     "controller": bench_controller,
     "reactive": bench_reactive,
+    "recording": bench_recording,
 }
 
 

@@ -1,6 +1,7 @@
 """`python -m kubenb ...`: command-line entry points.
 
 - `serve`: the embedded API server until interrupted (kubectl and notebooks use it);
+- `record`: what informers of some resources receive, into a recording file;
 - `tour`: JupyterLab on the tour notebook (install nothing, print the URL);
 - `notebooks --execute`: run every notebook headless with nbclient, write the executed
   copies and say where they are (what CI runs, and a check that an install works).
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 TOUR = "01_tour.ipynb"
+TOUR_PORT = 8888  # JupyterLab's own default; the tour takes the next free one if taken
 # Where `pip install -e .` (and a git checkout) keeps the notebooks; `--dir` overrides.
 NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -64,10 +66,13 @@ def _build_parser() -> argparse.ArgumentParser:
                             "garbagecollector, deployment, replicaset, job, kubelet), "
                             "names, '-name' to leave one out, '' for a bare API server")
 
+    _add_record_parser(commands)
+
     tour = commands.add_parser(
         "tour", help="start JupyterLab on the tour notebook and print its URL")
-    tour.add_argument("--port", type=int, default=8888, help="JupyterLab's port (default 8888; "
-                                                             "0: a free port)")
+    tour.add_argument("--port", type=int, default=None,
+                      help=f"JupyterLab's port; fails if it is taken (default: {TOUR_PORT}, "
+                           "or the next free one after it; 0: any free port)")
     tour.add_argument("--ip", default="127.0.0.1",
                       help="address JupyterLab binds (default: 127.0.0.1, loopback only)")
     tour.add_argument("--dir", type=Path, default=None, metavar="DIR",
@@ -175,6 +180,112 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- record ----------------------------------------------------------------------------
+
+
+def _add_record_parser(commands: Any) -> None:
+    record = commands.add_parser(
+        "record", help="record what informers of some resources receive into a file "
+                       "(docs/recording.md); Ctrl-C stops it cleanly")
+    record.add_argument("resources", nargs="+", metavar="RESOURCE",
+                        help="what to record, as kubectl names it: pods, deploy, "
+                             "foos.example.com ...")
+    record.add_argument("-o", "--output", required=True, metavar="PATH",
+                        help="the recording file to write (gzip JSON lines, e.g. run.jsonl.gz)")
+    record.add_argument("--kubeconfig", default=None, metavar="PATH",
+                        help="the cluster (default: KUBECONFIG, ~/.kube/config, in-cluster)")
+    record.add_argument("--context", default=None, help="the kubeconfig context to use")
+    where = record.add_mutually_exclusive_group()
+    where.add_argument("-n", "--namespace", default=None,
+                       help="one namespace (default: the context's namespace)")
+    where.add_argument("-A", "--all-namespaces", action="store_true",
+                       help="every namespace")
+    record.add_argument("-l", "--selector", default=None, help="a label selector")
+    record.add_argument("--field-selector", default=None, help="a field selector")
+    record.add_argument("--duration", type=_non_negative_float, default=None, metavar="SECONDS",
+                        help="stop after this long (default: until Ctrl-C)")
+    record.add_argument("--max-bytes", type=_size, default=None, metavar="SIZE",
+                        help="stop when the file reaches SIZE bytes (suffixes k, M, G)")
+    record.add_argument("--max-events", type=_positive_int, default=None, metavar="N",
+                        help="stop after N watch events")
+    record.add_argument("--redact", action="append", default=[], metavar="FIELD",
+                        help="also remove this field from every object, e.g. "
+                             "spec.template (repeatable; '\\.' is a dot inside a key)")
+    record.add_argument("--no-redact-secrets", action="store_true",
+                        help="keep Secret data in the file (it is removed by default)")
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, not {value}")
+    return value
+
+
+def _size(text: str) -> int:
+    units = {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?)i?b?\s*", text.lower())
+    if not match:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 500k, 20M, 1G)")
+    value = int(float(match.group(1)) * units[match.group(2)])
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 byte, not {text!r}")
+    return value
+
+
+def _record(args: argparse.Namespace) -> int:
+    from kubenb.cluster import connect
+    from kubenb.errors import KubenbError
+
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    cluster = None
+    recorder = None
+    try:
+        cluster = connect(args.kubeconfig, args.context)
+        namespace = "" if args.all_namespaces else (args.namespace or cluster.config.namespace)
+        recorder = cluster.record(
+            args.resources, args.output, namespace=namespace, label_selector=args.selector,
+            field_selector=args.field_selector, duration=args.duration,
+            max_bytes=args.max_bytes, max_events=args.max_events, redact=args.redact,
+            redact_secrets=not args.no_redact_secrets)
+        print(f"recording {', '.join(s.describe() for s in recorder.resources)} "
+              f"to {recorder.path} (Ctrl-C stops)", file=sys.stderr, flush=True)
+        while not recorder.wait(0.5) and not stop.is_set():
+            _progress(recorder)
+    except KeyboardInterrupt:
+        pass
+    except KubenbError as exc:
+        print(f"kubenb record: {exc}", file=sys.stderr, flush=True)
+        return 2
+    finally:
+        if recorder is not None:
+            recorder.stop()
+        if cluster is not None:
+            cluster.close()
+        signal.signal(signal.SIGTERM, previous)
+    _progress(recorder, final=True)
+    if recorder is not None and recorder.reason == "write-error":
+        print(f"kubenb record: writing failed: {recorder.last_error}", file=sys.stderr,
+              flush=True)
+        return 1
+    return 0
+
+
+def _progress(recorder: Any, final: bool = False) -> None:
+    """One line on stderr, rewritten in place while recording."""
+    if recorder is None:
+        return
+    s = recorder.stats()
+    line = (f"{s['events']} events, {s['lists']} lists, {s['errors']} errors, "
+            f"{s['bytes'] / 1024:.1f} KiB, {s['elapsed']:.0f}s")
+    if final:
+        print(f"\rstopped ({recorder.reason}): {line}; wrote {recorder.path}",
+              file=sys.stderr, flush=True)
+    else:
+        print(f"\rrecording: {line}", end="", file=sys.stderr, flush=True)
+
+
 # -- notebooks -------------------------------------------------------------------------
 
 
@@ -230,17 +341,32 @@ def execute_notebook(path: Path, out_dir: Path, timeout: float = 300.0,
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / path.name
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                            resources={"metadata": {"path": str(out_dir)}})
     started = time.monotonic()
     error = None
-    try:
-        client.execute(env=dict(os.environ if env is None else env))
-    except (CellExecutionError, CellTimeoutError) as exc:
-        error = _short_error(str(exc))
-    finally:
-        nbformat.write(nb, target)
+    with tempfile.TemporaryDirectory(prefix="kubenb-kernel-") as sockets:
+        client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                                config=kernel_config(sockets),
+                                resources={"metadata": {"path": str(out_dir)}})
+        try:
+            client.execute(env=dict(os.environ if env is None else env))
+        except (CellExecutionError, CellTimeoutError) as exc:
+            error = _short_error(str(exc))
+        finally:
+            nbformat.write(nb, target)
     return NotebookRun(path, target, time.monotonic() - started, error)
+
+
+def kernel_config(socket_dir: str) -> Any:
+    """Configuration for the kernel manager nbclient makes: the kernel talks over Unix
+    sockets in `socket_dir` where the OS has them, so it opens no TCP port anyone could
+    eavesdrop on (and prints no "running over TCP without encryption" warning)."""
+    from traitlets.config import Config as TraitletsConfig
+
+    config = TraitletsConfig()
+    if os.name == "posix":
+        config.KernelManager.transport = "ipc"
+        config.KernelManager.ip = os.path.join(socket_dir, "kernel")
+    return config
 
 
 def _short_error(text: str, lines: int = 30) -> str:
@@ -331,6 +457,34 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
+def port_is_free(host: str, port: int) -> bool:
+    """Whether `port` can be bound on `host` now (as jupyter would bind it)."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def tour_port(host: str, requested: int | None, tries: int = 50) -> int:
+    """The port the tour listens on: the one the user asked for (0: any free one), else
+    TOUR_PORT or the next free port after it, as `jupyter lab` itself does. Raises
+    OSError when the requested port, or all `tries` ports from TOUR_PORT, are taken."""
+    if requested == 0:
+        return free_port(host)
+    if requested is not None:
+        if not port_is_free(host, requested):
+            raise OSError(f"port {requested} on {host} is in use; choose another with --port, "
+                          f"or leave --port out to take the next free one")
+        return requested
+    for port in range(TOUR_PORT, TOUR_PORT + tries):
+        if port_is_free(host, port):
+            return port
+    raise OSError(f"ports {TOUR_PORT}-{TOUR_PORT + tries - 1} on {host} are all in use; "
+                  f"pass --port 0 for any free port")
+
+
 def wait_for_lab(url: str, proc: subprocess.Popen[Any], timeout: float = 120.0) -> None:
     """Return once JupyterLab answers `url`; raise if it exits or `timeout` passes."""
     deadline = time.monotonic() + timeout
@@ -358,7 +512,11 @@ def _tour(args: argparse.Namespace) -> int:
         print(f"kubenb tour: no {TOUR} in {root}: pass --dir (the notebooks/ folder of a "
               f"kubenb checkout)", file=sys.stderr, flush=True)
         return 2
-    port = args.port or free_port(args.ip)
+    try:
+        port = tour_port(args.ip, args.port)
+    except OSError as exc:
+        print(f"kubenb tour: {exc}", file=sys.stderr, flush=True)
+        return 1
     token = secrets.token_hex(16)
     proc = subprocess.Popen(lab_command(root, port, token, args.ip, not args.no_browser))
     host = "127.0.0.1" if args.ip in ("0.0.0.0", "::", "") else args.ip
@@ -396,6 +554,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)
+    if args.command == "record":
+        return _record(args)
     if args.command == "tour":
         return _tour(args)
     if args.command == "notebooks":

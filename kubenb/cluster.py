@@ -9,22 +9,80 @@ started, and the embedded server when it started one.
 
 from __future__ import annotations
 
+import os
+import threading
+from collections.abc import Sequence
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubenb.cache.factory import SharedInformerFactory
 from kubenb.cache.lister import Lister
-from kubenb.cache.shared_informer import SharedIndexInformer
+from kubenb.cache.reflector import default_watch_error_handler
+from kubenb.cache.selectors import parse_field_selector, parse_label_selector
+from kubenb.cache.shared_informer import InformerStateError, SharedIndexInformer
 from kubenb.client.config import Config, load_config
 from kubenb.client.discovery import DiscoveryClient, ResourceInfo, RESTMapper
-from kubenb.client.dynamic import DynamicClient, ResourceClient
+from kubenb.client.dynamic import DynamicClient, ResourceClient, _selector
 from kubenb.client.rest import RESTClient
 from kubenb.client.typed import Clientset
-from kubenb.errors import ApiError, KubenbError, NoResourceMatchError
+from kubenb.errors import ApiError, BadRequest, KubenbError, NoResourceMatchError
+from kubenb.redact import redact_url
+
+if TYPE_CHECKING:
+    from kubenb.recording import Recorder
 
 
 class CacheSyncTimeout(KubenbError, TimeoutError):
     """An informer did not finish its first list in time; the message says why if known."""
+
+
+def _check_selectors(label_selector: Any, field_selector: Any) -> None:
+    """Parse both selectors here, as the server would, so a typo raises `SelectorError`
+    at once, pointing at the mistake, instead of a sync timeout after permanent 400s."""
+    labels, fields = _selector(label_selector), _selector(field_selector)
+    if labels:
+        parse_label_selector(labels)
+    if fields:
+        parse_field_selector(fields)
+
+
+def _permanent(err: BaseException) -> ApiError | None:
+    """The 400 behind a failed first list (the Reflector wraps it in a ListError): a
+    request the server refuses as malformed will be refused on every retry."""
+    seen: BaseException | None = err
+    for _ in range(8):  # a ListError wraps one level; a bound keeps a cycle harmless
+        if seen is None or isinstance(seen, BadRequest):
+            return seen
+        seen = getattr(seen, "err", None) or seen.__cause__
+    return None
+
+
+class _FirstListWatcher:
+    """The watch error handler `Cluster.informer` installs: it remembers the first
+    permanent error (a 400) while the informer has not synced and wakes the waiter;
+    every error is still passed on (to the previous handler, or logged as before)."""
+
+    def __init__(self, informer: SharedIndexInformer, previous: Any) -> None:
+        self.informer = informer
+        self.previous = previous
+        self.failed = threading.Event()
+        self.error: ApiError | None = None
+
+    def __call__(self, reflector: Any, err: BaseException) -> None:
+        if self.error is None and not self.informer.has_synced():
+            permanent = _permanent(err)
+            if permanent is not None:
+                self.error = permanent
+                self.failed.set()
+        (self.previous or default_watch_error_handler)(reflector, err)
+
+    def raise_if_failed(self) -> None:
+        err = self.error
+        if err is None:
+            return
+        fresh = type(err)(err.status, err.reason, err.message, err.body)
+        fresh.request_info = err.request_info
+        raise fresh from err
 
 
 class Cluster:
@@ -40,11 +98,14 @@ class Cluster:
         self.factory = SharedInformerFactory(self.dynamic)
         self._closed = False
         self._views: list[Any] = []
+        self._first_lists: dict[int, _FirstListWatcher] = {}  # id(informer) -> its watcher
+        self.replay: Any = None  # the Replay of kubenb.embedded(replay=...) / snapshot=
         self.controllers: Any = None  # kubenb.embedded()'s ControllerManager
 
     def __repr__(self) -> str:
         where = "embedded" if self.server is not None else "kubeconfig"
-        return f"Cluster({self.config.server!r}, {where}, namespace={self.config.namespace!r})"
+        return (f"Cluster({redact_url(self.config.server)!r}, {where}, "
+                f"namespace={self.config.namespace!r})")
 
     def __enter__(self) -> Cluster:
         return self
@@ -77,24 +138,53 @@ class Cluster:
                  timeout: float | None = 60.0) -> SharedIndexInformer:
         """A started, synced shared informer (`namespace=None`: all namespaces).
 
-        Raises `CacheSyncTimeout` (with the Reflector's last error, e.g. a 403) when the
-        first list does not complete within `timeout` seconds.
+        A selector that does not parse raises `SelectorError` before anything starts; a
+        first list the server refuses with 400 (a field it cannot select on) raises that
+        `BadRequest` at once. Otherwise raises `CacheSyncTimeout` (with the Reflector's
+        last error, e.g. a 403) when the first list does not complete within `timeout`
+        seconds.
         """
+        _check_selectors(label_selector, field_selector)
         info = self.mapper.resource_for(resource)
         generic = self.factory.for_resource(
             info.api_version, info.resource, namespace if info.namespaced else None,
             label_selector, field_selector, resync=resync, transform=transform, queue=queue)
-        self.factory.start()
         informer = generic.informer()
+        watcher = self._watch_first_list(informer)
+        self.factory.start()
         if not informer.has_synced():
             from kubenb.cache.wait import wait_for_cache_sync
 
-            if not wait_for_cache_sync(None, informer.has_synced, timeout=timeout):
+            stop = watcher.failed if watcher is not None else None
+            synced = wait_for_cache_sync(stop, informer.has_synced, timeout=timeout)
+            if watcher is not None and watcher.error is not None and not synced:
+                # The server refuses this view for good: stop the informer and forget it,
+                # so it does not retry until the cluster closes (asking again starts anew).
+                self._first_lists.pop(id(informer), None)
+                self.factory.remove(informer)
+                watcher.raise_if_failed()
+            if not synced:
                 error = informer.stats()["reflector"].get("last_error") or "no error reported"
                 raise CacheSyncTimeout(
                     f"informer for {info.group_resource} did not sync within {timeout}s "
                     f"(last error: {error})")
         return informer
+
+    def _watch_first_list(self, informer: SharedIndexInformer) -> _FirstListWatcher | None:
+        """The first-list watcher of `informer`, installed if it has not started yet."""
+        watcher = self._first_lists.get(id(informer))
+        if watcher is not None and watcher.informer is informer:
+            return watcher
+        if informer.is_started():
+            return None  # started elsewhere (cluster.factory.start()): wait as before
+        # Chain to a handler set through the informer's own setter before this call.
+        watcher = _FirstListWatcher(informer, getattr(informer, "_watch_error_handler", None))
+        try:
+            informer.set_watch_error_handler(watcher)
+        except InformerStateError:
+            return None  # it started just now, from another thread
+        self._first_lists[id(informer)] = watcher
+        return watcher
 
     def lister(self, resource: str, namespace: str | None = None, **informer_options: Any
                ) -> Lister:
@@ -113,6 +203,7 @@ class Cluster:
         a progress bar shows the first list. `close()` of the Cluster closes it."""
         from kubenb.reactive import ListProgress, LiveFrame
 
+        _check_selectors(label_selector, field_selector)
         info = self.mapper.resource_for(resource)
         namespace = namespace if info.namespaced else None
         informer = self.factory.for_resource(info.api_version, info.resource, namespace,
@@ -172,6 +263,48 @@ class Cluster:
         self._views.insert(0, view)
         return view
 
+    def record(self, resources: str | Sequence[str], path: str | os.PathLike[str], *,
+               namespace: str | None = None, label_selector: Any = None,
+               field_selector: Any = None, **recorder_options: Any) -> Recorder:
+        """Record what the informers of `resources` receive into `path` (a gzip JSON-lines
+        file, docs/recording.md) until `stop()`, `duration`, `max_events` or `max_bytes`;
+        returns the started `Recorder`. It rides on this Cluster's shared informers (a
+        `frame()` or `informer()` made later shares them); an informer already running
+        gets a twin for the recording alone, whose first list the file then starts with."""
+        from kubenb.cache.listwatch import ListWatch
+        from kubenb.recording import Recorder, ResourceSpec
+
+        names = [resources] if isinstance(resources, str) else list(resources)
+        infos = [self.mapper.resource_for(name) for name in names]
+        specs = [ResourceSpec(i.api_version, i.resource, i.kind, i.namespaced,
+                              (namespace or "") if i.namespaced else "",
+                              _selector_text(label_selector), _selector_text(field_selector))
+                 for i in infos]
+        try:
+            version = self.discovery.server_version()
+        except ApiError:
+            version = {}
+        recorder = Recorder(path, specs, server_version=version, **recorder_options).start()
+        try:
+            for index, spec in enumerate(specs):
+                informer = self.factory.for_resource(
+                    spec.api_version, spec.resource, spec.namespace or None,
+                    spec.label_selector, spec.field_selector).informer()
+                if not informer.is_started():
+                    informer.list_watcher = recorder.list_watcher(index, informer.list_watcher)
+                    continue
+                own = SharedIndexInformer(recorder.list_watcher(index, ListWatch.from_client(
+                    self.dynamic.resource(spec.api_version, spec.resource),
+                    namespace=spec.namespace, label_selector=spec.label_selector,
+                    field_selector=spec.field_selector)), name=f"record-{spec.key}")
+                recorder.add_owned(own.start())
+            self.factory.start()
+        except BaseException:
+            recorder.stop()
+            raise
+        self._views.insert(0, recorder)
+        return recorder
+
     def close(self) -> None:
         """Stop every informer and thread this Cluster started, then its embedded server."""
         if self._closed:
@@ -192,21 +325,45 @@ def connect(kubeconfig: Any = None, context: str | None = None, **rest_options: 
     return Cluster(load_config(kubeconfig, context), **rest_options)
 
 
-def embedded(*, controllers: Any = True, clock: Any = None, kubelet: Any = None,
+def embedded(*, controllers: Any = None, clock: Any = None, kubelet: Any = None,
+             replay: Any = None, snapshot: Any = None, speed: float | None = 1.0,
+             at: Any = None, replay_options: dict[str, Any] | None = None,
              **server_options: Any) -> Cluster:
     """Start an embedded API server (options as `EmbeddedServer`) and connect to it.
 
     The cluster's controllers run beside it, as in a real cluster: the garbage
     collector, the Deployment, ReplicaSet and Job controllers and a simulated kubelet
     (`cluster.controllers`, a `kubenb.controllers.ControllerManager`). `controllers=False`
-    gives a bare API server; a set of names runs only those (e.g. {"kubelet"}).
-    `clock` drives their timers; `kubelet` is a dict of `Kubelet` options.
+    gives a bare API server; a set of names runs only those (e.g. {"kubelet"}); by
+    default all run, and none with `replay=` or `snapshot=` (they would rewrite the
+    recorded history). `clock` drives their timers; `kubelet` is a dict of `Kubelet`
+    options.
+
+    `replay=path` plays a recording through it at `speed` (None: as fast as possible;
+    `replay_options` as `EmbeddedServer.replay`), `snapshot=path` loads the recorded
+    state at `at` (default: the end) and stays there; `cluster.replay` controls either.
+    Replays send only the recorded bookmarks unless `bookmark_interval` is given.
     """
     from kubenb.server import EmbeddedServer
 
+    if replay is not None and snapshot is not None:
+        raise KubenbError("give replay= or snapshot=, not both")
+    if replay is not None or snapshot is not None:
+        server_options.setdefault("bookmark_interval", 1e9)
     server = EmbeddedServer(**server_options).start()
     try:
         cluster = Cluster(load_config(str(server.kubeconfig_path)), server=server)
+        if replay is not None:
+            cluster.replay = server.replay(replay, speed=speed, **(replay_options or {}))
+        elif snapshot is not None:
+            from kubenb.recording import Recording
+
+            recording = snapshot if isinstance(snapshot, Recording) else \
+                Recording.read(snapshot)
+            moment = recording.time_of(at)
+            cluster.replay = server.replay(recording, start=moment, end=moment)
+        if controllers is None:
+            controllers = replay is None and snapshot is None
         if controllers:
             from kubenb.controllers import ControllerManager
 
@@ -216,3 +373,9 @@ def embedded(*, controllers: Any = True, clock: Any = None, kubelet: Any = None,
     except BaseException:
         server.stop()
         raise
+
+
+def _selector_text(selector: Any) -> str:
+    from kubenb.client.dynamic import _selector
+
+    return _selector(selector)

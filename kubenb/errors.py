@@ -7,7 +7,12 @@ apimachinery names (`KeyError` -> `KeyFuncError`, `ErrFIFOClosed` ->
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
+
+import requests
+
+from kubenb.redact import describe_object
 
 __all__ = [
     "AlreadyExists",
@@ -21,14 +26,19 @@ __all__ = [
     "IndexFuncError",
     "IndexNotFoundError",
     "Invalid",
+    "InvalidResponseError",
     "KeyFuncError",
     "KubeConfigError",
     "KubenbError",
     "NoResourceMatchError",
     "NotFound",
+    "RequestInfo",
     "RequeueError",
     "SelectorError",
+    "ServerConnectionError",
     "ServerError",
+    "ServerTLSError",
+    "ServerTimeoutError",
     "TooManyRequests",
     "Unauthorized",
     "WatchDecodeError",
@@ -46,16 +56,18 @@ class KeyFuncError(KubenbError, KeyError):
     """A key function could not make a key for an object (client-go's `KeyError`).
 
     The underlying reason is kept as `.err` and as `__cause__`, so `raise ... from`
-    chains unwrap the way Go's `errors.Unwrap` does.
+    chains unwrap the way Go's `errors.Unwrap` does. The message (and `args`, hence
+    the repr) names the object by kind, namespace and name only: the object is often
+    malformed and may be a Secret, and this error is logged.
     """
 
     def __init__(self, obj: Any, err: BaseException | str) -> None:
         self.obj = obj
         self.err = err
-        super().__init__(obj, err)
+        super().__init__(describe_object(obj), err)
 
     def __str__(self) -> str:
-        return f"couldn't create key for object {_short(self.obj)}: {self.err}"
+        return f"couldn't create key for object {describe_object(self.obj)}: {self.err}"
 
 
 class ZeroLengthDeltasError(KubenbError, ValueError):
@@ -125,14 +137,57 @@ class KubeConfigError(KubenbError):
     """A kubeconfig or in-cluster configuration is missing or invalid."""
 
 
+@dataclass(frozen=True)
+class RequestInfo:
+    """What a failed request asked for, so its error can say so (the server's message
+    alone, "the server could not find the requested resource", does not).
+
+    `verb` is the Kubernetes verb (get, list, watch, create, update, patch, delete,
+    deletecollection) for a resource path, else the HTTP method of a plain path."""
+
+    verb: str
+    path: str
+    group: str = ""
+    version: str = ""
+    resource: str = ""
+    subresource: str = ""
+    namespace: str = ""
+    name: str = ""
+    label_selector: str = ""
+    field_selector: str = ""
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    def __str__(self) -> str:
+        if not self.resource:
+            return f"{self.verb} {self.path}"
+        what = self.resource + (f"/{self.subresource}" if self.subresource else "")
+        text = f"{self.verb} {self.api_version} {what}"
+        if self.name:
+            text += f' "{self.name}"'
+        if self.namespace:
+            text += f' in namespace "{self.namespace}"'
+        selectors = [f'{field} "{value}"' for field, value in (
+            ("labelSelector", self.label_selector), ("fieldSelector", self.field_selector))
+            if value]
+        if selectors:
+            text += " with " + " and ".join(selectors)
+        return text
+
+
 class ApiError(KubenbError):
     """An error Status returned by the API server.
 
     `.status` is the HTTP code, `.reason` the Status reason (e.g. "NotFound"),
     `.message` its message and `.body` the decoded Status (a dict) when there is one.
+    `.request_info` (a `RequestInfo`, when the error came from a request) says what was
+    asked; the message ends with it in parentheses, as kubectl's "(get pods foo)".
     """
 
     code: int = 0
+    request_info: RequestInfo | None = None
 
     def __init__(
         self,
@@ -152,7 +207,8 @@ class ApiError(KubenbError):
         if self.reason:
             parts.append(self.reason)
         text = " ".join(parts)
-        return f"{text}: {self.message}" if self.message else text
+        text = f"{text}: {self.message}" if self.message else text
+        return f"{text} ({self.request_info})" if self.request_info is not None else text
 
 
 class BadRequest(ApiError):
@@ -193,6 +249,45 @@ class TooManyRequests(ApiError):
 
 class ServerError(ApiError):
     code = 500
+
+
+class InvalidResponseError(KubenbError, ValueError):
+    """The server answered 200 with something other than what was asked for: HTML from a
+    proxy instead of a List, a List whose `items` is not an array, JSON that does not
+    parse. The message names the request and describes the answer without its values."""
+
+    def __init__(self, message: str, request: RequestInfo | None = None) -> None:
+        self.request_info = request
+        super().__init__(message)
+
+
+class ServerConnectionError(KubenbError, requests.ConnectionError):
+    """The API server could not be reached (refused, no route, DNS, connect timeout).
+
+    It is still a `requests.ConnectionError`, so code that retries those keeps working;
+    the original exception is the `__cause__`. The message names the server URL with
+    any password redacted."""
+
+    def __init__(self, message: str, server: str = "",
+                 request: RequestInfo | None = None) -> None:
+        self.server = server
+        self.request_info = request
+        super().__init__(message)
+
+
+class ServerTLSError(ServerConnectionError, requests.exceptions.SSLError):
+    """The TLS handshake with the API server failed: most often its certificate is not
+    signed by the kubeconfig's certificate authority, or not for that host name."""
+
+
+class ServerTimeoutError(KubenbError, requests.Timeout):
+    """The API server accepted the connection but did not answer in time."""
+
+    def __init__(self, message: str, server: str = "",
+                 request: RequestInfo | None = None) -> None:
+        self.server = server
+        self.request_info = request
+        super().__init__(message)
 
 
 class WatchDecodeError(KubenbError, ValueError):
@@ -253,7 +348,3 @@ def is_too_large_resource_version(err: BaseException) -> bool:
             return True
     return phrase in err.message
 
-
-def _short(obj: Any, limit: int = 200) -> str:
-    text = repr(obj)
-    return text if len(text) <= limit else text[: limit - 3] + "..."

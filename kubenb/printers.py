@@ -771,6 +771,23 @@ def printer_for(kind: str, group: str = "") -> TablePrinter:
     return _BUILTIN.get((group, kind), DEFAULT_PRINTER)
 
 
+#: The built-in resources that have kubectl columns here: (group, plural) -> kind.
+BUILTIN_RESOURCES: dict[tuple[str, str], str] = {
+    ("", "pods"): "Pod", ("", "namespaces"): "Namespace", ("", "services"): "Service",
+    ("", "configmaps"): "ConfigMap", ("", "secrets"): "Secret", ("", "events"): "Event",
+    ("", "nodes"): "Node", ("", "serviceaccounts"): "ServiceAccount",
+    ("apps", "deployments"): "Deployment", ("apps", "replicasets"): "ReplicaSet",
+    ("apps", "statefulsets"): "StatefulSet", ("apps", "daemonsets"): "DaemonSet",
+    ("coordination.k8s.io", "leases"): "Lease",
+}
+
+
+def kind_for_resource(resource: str, group: str = "") -> str | None:
+    """The kind of a built-in resource with kubectl columns ("pods" -> "Pod"), for
+    views that know an informer's resource but not its kind; None for any other."""
+    return BUILTIN_RESOURCES.get((group, resource))
+
+
 # -- JSONPath (the subset CRD printer columns use) --------------------------------------------
 
 _NAME_CHARS = re.compile(r"(?:\\.|[^.\[\]\\])+")

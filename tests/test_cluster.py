@@ -87,7 +87,15 @@ def test_cluster_table_and_pipeline_follow_the_cluster() -> None:
 
 
 def test_closing_a_table_twice_is_harmless() -> None:
+    """A table closed by hand, then again by the cluster's close() and once more by hand,
+    raises nothing, stays closed, and stops following the cache from the first close."""
     with kubenb.embedded() as cluster:
         table = cluster.table("configmaps", progress=False)
         table.close()
-    table.close()  # the cluster closed it again on exit
+        renders = table.renders
+        cluster.resource("cm").create({"metadata": {"name": "after-close"}})
+        wait_until(lambda: len(table.frame.df) == 1, what="the frame to get the new row")
+        assert table.renders == renders  # the frame moved on; the closed table did not
+    assert table.frame.closed  # the cluster closed the frame, and the table again
+    table.close()  # a third time is as harmless
+    assert table.renders == renders

@@ -16,7 +16,11 @@ from kubenb.client.options import ListOptions
 
 
 class Watcher(Protocol):
-    """What `watch` returns: an iterator of WatchEvents that `stop()` ends from any thread."""
+    """What `watch` returns: an iterable of WatchEvents that `stop()` ends from any thread.
+
+    The Reflector calls `iter()` on a watch once and reads everything through that one
+    iterator (a watch-list's initial events, then its live ones), so a Watcher need not
+    support being iterated twice."""
 
     def __iter__(self) -> Any: ...
 

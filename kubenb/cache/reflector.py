@@ -11,12 +11,23 @@ client-go's `tools/cache/reflector.go` (1.32 semantics, section G of the spec):
 - a 410 Expired, an ERROR event, a decode error or a "very short watch" ends
   ListAndWatch, and `run` relists after an exponential, jittered backoff;
 - 429 and refused connections back off and re-watch without a relist;
-- every `resync_period` the store is asked to `resync()` (if `should_resync` agrees).
+- every `resync_period` the store is asked to `resync()` (if `should_resync` agrees);
+- with `use_watch_list`, one watch streams the initial state and then goes on as the
+  live watch (the same stream, read by the same iterator: nothing read after the
+  initial-events-end bookmark is lost).
 
-The difference from Go: `idle_timeout` closes a watch that has delivered nothing,
+A watch is "very short" when it ends within a second with no event, however it
+ended (a clean close or a reset connection): like client-go, that is an error and
+the next attempt waits for the backoff, so a server that accepts and drops every
+watch meets a backoff, not a hot loop. Stopping (`stop` set) aborts the requests
+in flight, a LIST included (kubenb.client.abort), so it takes effect at once.
+
+The differences from Go: `idle_timeout` closes a watch that has delivered nothing,
 not even a bookmark, for that long (default 70 s; servers send a bookmark about
-every minute), because a silently dead connection is otherwise never noticed.
-Counters of every stage are kept in `stats()` for the pipeline view.
+every minute), because a silently dead connection is otherwise never noticed. A
+failure that repeats is logged at WARNING once per `_WARN_INTERVAL` (the repeats in
+between at DEBUG, counted in the next warning), not once per attempt. Counters of
+every stage are kept in `stats()` for the pipeline view.
 """
 
 from __future__ import annotations
@@ -25,13 +36,14 @@ import logging
 import random
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import requests
 
 from kubenb.cache.backoff import ExponentialBackoff, RetryWithDeadline
 from kubenb.cache.listwatch import ListerWatcher, Watcher
+from kubenb.client.abort import AbortScope
 from kubenb.client.options import ListOptions
 from kubenb.client.pager import ListPager, PageInfo
 from kubenb.clock import Clock, RealClock
@@ -53,6 +65,8 @@ _VERY_SHORT_WATCH = 1.0
 _EVENT_COUNTERS = {kind: f"events_{kind.lower()}"
                    for kind in ("ADDED", "MODIFIED", "DELETED", "BOOKMARK")}
 _STOP_POLL = 0.05  # real seconds between checks of a caller's stop Event
+_WARN_INTERVAL = 300.0  # clock seconds between two WARNINGs about the same failure
+_NOT_SHORT_ENDS = ("stopped", "idle-timeout")  # ends the client chose, not the server
 
 
 class ListError(KubenbError):
@@ -71,12 +85,56 @@ class _StopRequested(Exception):
     pass
 
 
+class _RepeatedWarnings:
+    """One WARNING per `interval` for a failure that keeps coming back.
+
+    client-go logs every failed attempt; with the backoff that is one line per 30-60 s
+    for as long as a server misbehaves. Here the first failure of a kind is a WARNING,
+    the same kind again within `interval` goes to DEBUG and is counted, and the next
+    WARNING says how many there were. `reset()` (a watch that works) re-arms it.
+    """
+
+    def __init__(self, clock: Clock, interval: float = _WARN_INTERVAL) -> None:
+        self.clock = clock
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._last: dict[str, float] = {}
+        self._folded: Counter[str] = Counter()
+
+    def warning(self, key: str, msg: str, *args: Any) -> None:
+        now = self.clock.now()
+        with self._lock:
+            last = self._last.get(key)
+            if last is not None and now - last < self.interval:
+                self._folded[key] += 1
+                level, folded = logging.DEBUG, 0
+            else:
+                self._last[key] = now
+                level, folded = logging.WARNING, self._folded.pop(key, 0)
+        if folded:
+            msg += " (and %d more times since the last warning; repeats are logged at DEBUG)"
+            args = (*args, folded)
+        log.log(level, msg, *args)
+
+    def reset(self) -> None:
+        with self._lock:
+            if self._last:
+                self._last.clear()
+                self._folded.clear()
+
+
+def _failure_kind(err: BaseException) -> str:
+    return f"{type(err).__name__}:{getattr(err, 'reason', '')}"
+
+
 def default_watch_error_handler(reflector: Reflector, err: BaseException) -> None:
-    """Log the error the way client-go's `DefaultWatchErrorHandler` does."""
+    """Log the error the way client-go's `DefaultWatchErrorHandler` does (a failure
+    that repeats is a WARNING once per interval, see `_RepeatedWarnings`)."""
     if isinstance(err, Gone):
         log.info("%s: watch of %s closed with: %s", reflector.name, reflector.description, err)
     else:
-        log.warning("%s: failed to watch %s: %s", reflector.name, reflector.description, err)
+        reflector._warnings.warning(_failure_kind(err), "%s: failed to watch %s: %s",
+                                    reflector.name, reflector.description, err)
 
 
 class Reflector:
@@ -118,6 +176,8 @@ class Reflector:
         self._paginated_result = False
         self._watch: Watcher | None = None
         self._cancel: threading.Event | None = None
+        self._scope: AbortScope | None = None  # aborts this ListAndWatch's requests
+        self._warnings = _RepeatedWarnings(self.clock)
         self._counts: Counter[str] = Counter()
         self.state = "new"
         self.last_error: str = ""
@@ -149,6 +209,8 @@ class Reflector:
                 try:
                     self.list_and_watch(stop)
                 except Exception as err:  # every failure is retried
+                    if stop.is_set():
+                        break  # what stopping aborted is no error
                     self._count("errors")
                     self.last_error = str(err)
                     self.watch_error_handler(self, err)
@@ -160,9 +222,14 @@ class Reflector:
             self.state = "stopped"
 
     def _bridge_stop(self, stop: threading.Event, done: threading.Event) -> None:
-        """Turn the caller's stop Event into closing the open watch at once."""
+        """Turn the caller's stop Event into aborting every request in flight (the
+        LIST, the watch call, the open watch) at once."""
         while not done.is_set():
             if stop.wait(_STOP_POLL):
+                with self._lock:
+                    scope = self._scope
+                if scope is not None:
+                    scope.abort()
                 self._interrupt()
                 return
 
@@ -179,25 +246,37 @@ class Reflector:
     def list_and_watch(self, stop: threading.Event) -> None:
         """One list (or streaming list), then watches until one fails; raises list errors.
 
-        Setting `stop` ends it promptly, also in the middle of a watch (G68)."""
+        Setting `stop` ends it promptly, also in the middle of a watch (G68) or of a
+        LIST (its connection is shut down); it then returns without an error."""
         if stop.is_set():
             return
+        scope = AbortScope(self.description)
+        with self._lock:
+            self._scope = scope
         done = threading.Event()
         bridge = threading.Thread(target=self._bridge_stop, args=(stop, done), daemon=True,
                                   name=f"kubenb-reflector-stop-{self.name}")
         bridge.start()
         try:
-            self._list_and_watch(stop)
+            with scope:
+                self._list_and_watch(stop)
+        except Exception:
+            if not stop.is_set():
+                raise
         finally:
             done.set()
             bridge.join()
+            with self._lock:
+                self._scope = None
 
     def _list_and_watch(self, stop: threading.Event) -> None:
-        watch: Watcher | None = None
+        opened: tuple[Watcher, Iterator[Any]] | None = None
         if self.use_watch_list:
-            watch = self._watch_list(stop)
-        if watch is None and not stop.is_set():
-            self._list()
+            opened = self._watch_list(stop)
+        if opened is None:
+            if stop.is_set():
+                return
+            self._list(stop)
         cancel = threading.Event()
         with self._lock:
             self._cancel = cancel
@@ -207,7 +286,7 @@ class Reflector:
                                       name=f"kubenb-reflector-resync-{self.name}")
             resync.start()
         try:
-            self._watch_loop(stop, cancel, watch)
+            self._watch_loop(stop, cancel, opened)
         finally:
             cancel.set()
             with self._lock:
@@ -222,7 +301,7 @@ class Reflector:
                 return ""
             return self._last_sync_rv or "0"
 
-    def _list(self) -> None:
+    def _list(self, stop: threading.Event) -> None:
         self.state = "listing"
         options = ListOptions(resource_version=self.relist_resource_version())
         pager = ListPager(self.list_watcher.list, page_size=DEFAULT_PAGE_SIZE)
@@ -245,7 +324,11 @@ class Reflector:
                 options = ListOptions(resource_version=self.relist_resource_version())
                 result, paginated = pager.list(options, on_page=self._on_page)
         except Exception as err:
+            if stop.is_set():
+                raise _StopRequested from err
             raise ListError(self.description, err) from err
+        if stop.is_set():
+            raise _StopRequested  # client-go's list() drops a result that came after stop
         if options.resource_version == "0" and paginated:
             self._paginated_result = True
         with self._lock:
@@ -264,20 +347,27 @@ class Reflector:
     # -- watching ----------------------------------------------------------------------
 
     def _watch_loop(self, stop: threading.Event, cancel: threading.Event,
-                    watch: Watcher | None) -> None:
+                    opened: tuple[Watcher, Iterator[Any]] | None) -> None:
+        """Watch (resuming after normal ends) until a watch fails, `stop` or `cancel`.
+
+        `opened` is the watch-list stream and its iterator, already past the initial
+        events: it is read on with the same iterator, as client-go reuses the stream."""
         self.retry_internal.reset()  # a window per ListAndWatch, as Go's per-watch() retry
         while not (stop.is_set() or cancel.is_set()):
             started = self.clock.now()
-            if watch is None:
+            if opened is None:
                 try:
                     watch = self._open_watch()
                 except (TooManyRequests, requests.ConnectionError) as err:
                     self._note_retriable(err)
                     self.clock.wait_event(stop, self.backoff.next())
                     continue
+                events = iter(watch)
+            else:
+                (watch, events), opened = opened, None
             self.state = "watching"
             try:
-                self._handle_watch(watch, started, stop, cancel)
+                self._handle_watch(watch, events, started, stop, cancel)
             except _StopRequested:
                 return
             except TooManyRequests as err:
@@ -302,9 +392,13 @@ class Reflector:
                 end = getattr(watch, "end_reason", "")
                 if end and not stop.is_set():
                     self._count(f"watch_end_{end.replace('-', '_')}")
-                watch = None
+                del watch, events
             if not (stop.is_set() or cancel.is_set()):
                 self._count("resumes")
+        if opened is not None:  # stopped before the watch-list stream was read on
+            opened[0].stop()
+            with self._lock:
+                self._watch = None
 
     def _open_watch(self) -> Watcher:
         timeout = int(self.min_watch_timeout * (1 + self._random.random()))
@@ -329,30 +423,42 @@ class Reflector:
             log.info("%s: watch of %s closed with: %s", self.name, self.description, err)
         else:
             self._count("watch_errors")
-            log.warning("%s: watch of %s ended with: %s", self.name, self.description, err)
+            self._warnings.warning(_failure_kind(err), "%s: watch of %s ended with: %s",
+                                   self.name, self.description, err)
 
-    def _handle_watch(self, watch: Watcher, started: float, stop: threading.Event,
-                      cancel: threading.Event) -> None:
+    def _handle_watch(self, watch: Watcher, events: Iterator[Any], started: float,
+                      stop: threading.Event, cancel: threading.Event) -> None:
         # The stop bridge may have fired before this watch was registered (G68).
         if stop.is_set():
             raise _StopRequested
         if cancel.is_set():
             return
-        events = 0
+        count = 0
         pace = self.pace
-        for event in watch:
+        for event in events:
             if stop.is_set():
                 raise _StopRequested
             if self._apply_event(event.type, event.object):
-                events += 1
+                count += 1
                 if pace is not None:
                     pace()
         if stop.is_set():
             raise _StopRequested
         if cancel.is_set():
             return  # a resync error ends the watch; ListAndWatch still returns normally
-        if events == 0 and self.clock.since(started) < _VERY_SHORT_WATCH and \
-                getattr(watch, "end_reason", "closed") == "closed":
+        if count:
+            self._warnings.reset()  # the server serves watches again
+        else:
+            self._check_very_short(watch, started)
+
+    def _check_very_short(self, watch: Watcher, started: float) -> None:
+        """client-go's handleAnyWatch: a watch that ended within a second with no event is
+        an error, whatever ended it (a clean close, a reset connection); only the ends the
+        client chose itself (stop, kubenb's idle timeout) are not the server's doing."""
+        if getattr(watch, "end_reason", "closed") in _NOT_SHORT_ENDS:
+            return
+        if self.clock.since(started) < _VERY_SHORT_WATCH:
+            self._count("very_short_watches")
             raise VeryShortWatchError(
                 f"very short watch: {self.description}: Unexpected watch close - "
                 "watch lasted less than a second and no items received")
@@ -386,8 +492,9 @@ class Reflector:
 
     # -- streaming initial list (WatchList, G71-G72) -------------------------------------
 
-    def _watch_list(self, stop: threading.Event) -> Watcher | None:
-        """Stream the initial state; return the still-open watch, or None to fall back."""
+    def _watch_list(self, stop: threading.Event) -> tuple[Watcher, Iterator[Any]] | None:
+        """Stream the initial state; return the still-open watch and the iterator that
+        read it (the live events follow on the same one), or None to fall back to LIST."""
         from kubenb.cache.store import new_store
 
         key_func = getattr(self.store, "key_of", None)
@@ -400,9 +507,12 @@ class Reflector:
                                   timeout_seconds=int(self.min_watch_timeout *
                                                       (1 + self._random.random())))
             self._count("watch_lists")
+            started = self.clock.now()
             try:
                 watch = self.list_watcher.watch(options, self.idle_timeout)
             except Exception as err:  # G72: retry, or fall back to LIST
+                if stop.is_set():
+                    return None
                 if self._watch_list_retriable(err, stop):
                     continue
                 log.info("%s: watch-list failed (%s); falling back to list", self.name, err)
@@ -410,18 +520,27 @@ class Reflector:
             with self._lock:
                 self._watch = watch
             temp = new_store(key_func) if key_func else new_store()
+            # One iterator for the whole stream: a second `iter(watch)` would start a new
+            # read of the response, and a real Watch closes its response when the first
+            # iterator is dropped, so the live part would be lost.
+            events = iter(watch)
             try:
-                done_rv = None if stop.is_set() else self._stream_initial(watch, temp, stop)
+                done_rv = None if stop.is_set() else self._stream_initial(
+                    watch, events, temp, started, stop)
             except Exception as err:  # G72: retry, or fall back to LIST
                 watch.stop()
                 with self._lock:
                     self._watch = None
+                if stop.is_set():
+                    return None
                 if self._watch_list_retriable(err, stop):
                     continue
                 log.info("%s: watch-list failed (%s); falling back to list", self.name, err)
                 return None
             if done_rv is None:
                 watch.stop()
+                with self._lock:
+                    self._watch = None
                 if stop.is_set():
                     return None
                 continue  # closed before the end bookmark: ask again
@@ -431,7 +550,7 @@ class Reflector:
             self._count("objects_listed", len(items))
             self.store.replace(items, done_rv)
             self._set_last_sync_rv(done_rv)
-            return watch
+            return watch, events
         return None
 
     def _watch_list_retriable(self, err: BaseException, stop: threading.Event) -> bool:
@@ -447,10 +566,17 @@ class Reflector:
             return True
         return False
 
-    def _stream_initial(self, watch: Watcher, temp: Any, stop: threading.Event) -> str | None:
-        for event in watch:
+    def _stream_initial(self, watch: Watcher, events: Iterator[Any], temp: Any,
+                        started: float, stop: threading.Event) -> str | None:
+        """Read the initial events into `temp` up to the initial-events-end bookmark and
+        return its resourceVersion; None when the stream ended (or `stop`) before it.
+        A stream that ends within a second with no event is a very short watch (raised,
+        so the caller falls back to LIST as client-go's watchList does)."""
+        count = 0
+        for event in events:
             if stop.is_set():
                 return None
+            count += 1
             obj = event.object
             if event.type == "ADDED":
                 temp.add(obj)
@@ -462,6 +588,8 @@ class Reflector:
                 annotations = (obj.get("metadata") or {}).get("annotations") or {}
                 if annotations.get(INITIAL_EVENTS_END) == "true":
                     return (obj.get("metadata") or {}).get("resourceVersion", "")
+        if count == 0 and not stop.is_set():
+            self._check_very_short(watch, started)
         return None
 
     # -- resync ------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import base64
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -47,6 +48,33 @@ _INSTALL_HELP = (
     "#client-go-credential-plugins"
 )
 _REDACTED = "<redacted>"
+_PRINTABLE_ASCII = re.compile(r"[!-~]*")
+
+
+def check_token(token: str, where: str) -> str:
+    """`token` if it can travel in an Authorization header, else KubeConfigError.
+
+    A bearer token is printable ASCII; a newline or a non-ASCII character would only
+    fail at the first request, inside requests or http.client, with an error quoting
+    the whole header. The message names `where` (the kubeconfig entry, token file or
+    plugin) and the kind of character, never the token."""
+    if _PRINTABLE_ASCII.fullmatch(token):
+        return token
+    for char in token:
+        if " " < char < "\x7f":
+            continue
+        if char in "\r\n":
+            what = "a line break"
+        elif char == " ":
+            what = "a space"
+        elif char < " " or char == "\x7f":
+            what = "a control character"
+        else:
+            what = "a non-ASCII character"
+        raise KubeConfigError(
+            f"{where}: the token contains {what}; a bearer token must be printable ASCII "
+            f"(was the file or value pasted with extra text?)")
+    return token
 
 
 @runtime_checkable
@@ -69,10 +97,10 @@ class TokenAuth:
 
     kind = "token"
 
-    def __init__(self, token: str) -> None:
+    def __init__(self, token: str, source: str = "TokenAuth") -> None:
         if not isinstance(token, str) or not token.strip():
-            raise KubeConfigError("TokenAuth: the token is empty")
-        self._token = token.strip()
+            raise KubeConfigError(f"{source}: the token is empty")
+        self._token = check_token(token.strip(), source)
 
     def apply(self, headers: MutableMapping[str, str]) -> None:
         headers["Authorization"] = f"Bearer {self._token}"
@@ -138,6 +166,7 @@ class TokenFileAuth:
                 f"{self._source}: token file {self.path} is not UTF-8 text") from None
         if not token:
             raise KubeConfigError(f"{self._source}: token file {self.path} is empty")
+        check_token(token, f"{self._source}: token file {self.path}")
         self._stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino, stat.st_dev)
         return token
 
@@ -399,6 +428,8 @@ class ExecAuth:
                 raise KubeConfigError(f"{where}: status.{name} is not a string")
         if token is None and cert is None and key is None:
             raise KubeConfigError(f"{where}: exec plugin didn't return a token or cert/key pair")
+        if token is not None:
+            check_token(token, f"{where}: status.token")
         if (cert is None) != (key is None):
             raise KubeConfigError(
                 f"{where}: exec plugin returned only certificate or key, not both")

@@ -34,8 +34,9 @@ import requests
 import yaml
 
 from kubenb.client.auth import Auth, BasicAuth, ExecAuth, TokenAuth, TokenFileAuth
-from kubenb.client.transport import redact_url, write_private_file
+from kubenb.client.transport import write_private_file
 from kubenb.errors import KubeConfigError
+from kubenb.redact import redact_url
 
 __all__ = [
     "INCLUSTER_ROOT",
@@ -547,9 +548,10 @@ def _auth(user: _Entry, cluster: _Entry, server: str, tls: dict[str, Any],
         exec_conf = None
     if token_file:
         # client-go prefers the file (re-read as it rotates) over a static token.
-        return TokenFileAuth(_resolve(user, token_file), source=user.where("tokenFile"))
+        return TokenFileAuth(_resolve(user, token_file),
+                             source=f"{user.where('tokenFile')} (user {user.name!r})")
     if token:
-        return TokenAuth(token)
+        return TokenAuth(token, source=f"{user.where('token')} (user {user.name!r})")
     if username or password:
         if not username:
             raise KubeConfigError(f"{user.where('username')}: must be given with password")

@@ -18,7 +18,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubenb.errors import NoResourceMatchError
+from kubenb.errors import InvalidResponseError, NoResourceMatchError
+from kubenb.redact import describe_body, redact_url
 
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 AGGREGATED_V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
@@ -64,7 +65,8 @@ class DiscoveryClient:
 
     def __repr__(self) -> str:
         count = "?" if self._resources is None else len(self._resources)
-        return f"DiscoveryClient(server={self.rest.server!r}, resources={count})"
+        return (f"DiscoveryClient(server={redact_url(str(self.rest.server))!r}, "
+                f"resources={count})")
 
     def server_version(self) -> dict[str, Any]:
         return self.rest.get("/version")
@@ -108,7 +110,7 @@ class DiscoveryClient:
         aggregated = True
         for path in ("/api", "/apis"):
             resp = self.rest.request("GET", path, accept=_AGGREGATED_ACCEPT)
-            body = resp.json()
+            body = _document(resp, path)
             if "APIGroupDiscoveryList" in resp.headers.get("Content-Type", "") or (
                     body.get("kind") == "APIGroupDiscoveryList"):
                 _read_aggregated(body, resources, preferred)
@@ -137,6 +139,20 @@ class DiscoveryClient:
                 version = entry["version"]
                 doc = self.rest.get(f"/apis/{name}/{version}")
                 _read_resource_list(name, version, doc, out)
+
+
+def _document(resp: Any, path: str) -> dict[str, Any]:
+    """The discovery document at `path`; a proxy's HTML page or any answer that is not
+    a JSON object raises `InvalidResponseError` saying what came instead."""
+    from kubenb.client.rest import decode_response
+
+    content_type = resp.headers.get("Content-Type", "")
+    body = decode_response(resp, "GET", path)
+    if not isinstance(body, dict):
+        raise InvalidResponseError(
+            f"GET {path}: the server answered with {describe_body(body, content_type)}, "
+            f"not a discovery document (is the server URL that of an API server?)")
+    return body
 
 
 def _read_aggregated(body: dict[str, Any], out: list[ResourceInfo],

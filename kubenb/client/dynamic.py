@@ -13,9 +13,10 @@ from typing import Any
 from urllib.parse import quote
 
 from kubenb.client.options import ListOptions
-from kubenb.client.pager import ListPager, PageInfo
-from kubenb.client.rest import RESTClient
+from kubenb.client.pager import ListPager, PageInfo, check_list
+from kubenb.client.rest import RESTClient, decode_response, describe_request
 from kubenb.client.watch import Watch
+from kubenb.redact import redact_url
 
 
 def _selector(value: Any) -> str:
@@ -100,8 +101,15 @@ class ResourceClient:
             timeout_seconds=timeout_seconds))
 
     def list_with_options(self, options: ListOptions) -> dict[str, Any]:
-        """`list` taking a `ListOptions` (what ListWatch and ListPager call)."""
-        return self.rest.get(self.path(), options.to_params())
+        """`list` taking a `ListOptions` (what ListWatch and ListPager call).
+
+        A 200 answer that is not a List raises `InvalidResponseError` naming the request
+        and describing what came instead."""
+        path, params = self.path(), options.to_params()
+        resp = self.rest.request("GET", path, params=params)
+        body = decode_response(resp, "GET", path, params)
+        return check_list(body, describe_request("GET", path, params),
+                          resp.headers.get("Content-Type", ""))
 
     def list_all(self, label_selector: Any = None, field_selector: Any = None,
                  page_size: int = 500, resource_version: str | None = None,
@@ -218,7 +226,7 @@ class DynamicClient:
                      else RESTClient(config_or_rest))
 
     def __repr__(self) -> str:
-        return f"DynamicClient(server={self.rest.server!r})"
+        return f"DynamicClient(server={redact_url(self.rest.server)!r})"
 
     def resource(self, api_version: str, resource: str) -> ResourceClient:
         return ResourceClient(self.rest, api_version, resource)

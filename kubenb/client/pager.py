@@ -4,7 +4,9 @@ client-go's `tools/pager` (G54, G55). Page requests after the first carry `conti
 and drop `resourceVersion`/`resourceVersionMatch` (the server refuses both together).
 When a continue token expires mid-list (410 Expired on page two or later) the pager
 falls back to one unpaginated list at the original resourceVersion, so a slow reader
-of a huge collection still gets a complete, consistent answer.
+of a huge collection still gets a complete, consistent answer. Every page must be a
+List (`check_list`): anything else raises `InvalidResponseError` instead of being
+merged, so an informer never replaces its cache with the wrong thing.
 """
 
 from __future__ import annotations
@@ -14,9 +16,49 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from kubenb.client.options import ListOptions
-from kubenb.errors import Gone
+from kubenb.errors import Gone, InvalidResponseError, RequestInfo
+from kubenb.redact import describe_body, json_type
 
 ListFunc = Callable[[ListOptions], dict[str, Any]]
+
+
+def check_list(body: Any, request: RequestInfo | str | Callable[[], str] = "list",
+               content_type: str = "") -> dict[str, Any]:
+    """`body` if it is a List (an object whose `items` is an array of objects and whose
+    `metadata`, if any, is an object); else `InvalidResponseError` saying what came.
+    `request` names the request in the message (a callable is asked only on failure).
+
+    A proxy's HTML page, a JSON scalar or a List with `items` as a string would
+    otherwise be returned as a str or iterated character by character. The message
+    describes the answer without quoting any value of a JSON object."""
+    problem = ""
+    if not isinstance(body, dict):
+        problem = f"{describe_body(body, content_type)}, not a List"
+    elif "items" not in body:
+        problem = f"{describe_body(body, content_type)}, not a List (no items)"
+    else:
+        items = body["items"]
+        meta = body.get("metadata")
+        if items is not None and not isinstance(items, list):
+            problem = f"a List whose items is {json_type(items)}, not an array"
+        elif meta is not None and not isinstance(meta, dict):
+            problem = f"a List whose metadata is {json_type(meta)}, not an object"
+        elif items and not set(map(type, items)) <= {dict}:  # the fast test: ~4 ms per 100k
+            bad = next(((i, x) for i, x in enumerate(items) if not isinstance(x, dict)), None)
+            if bad is not None:  # (else only dict subclasses, which are fine)
+                problem = f"a List whose items[{bad[0]}] is {json_type(bad[1])}, not an object"
+    if not problem:
+        return body
+    info = request if isinstance(request, RequestInfo) else None
+    what = request() if callable(request) else request
+    raise InvalidResponseError(f"{what}: the server answered with {problem}", info)
+
+
+def _describe(list_func: Callable[..., Any], which: str) -> Callable[[], str]:
+    def describe() -> str:
+        owner = getattr(list_func, "__self__", None)
+        return (f"list through {owner!r}" if owner is not None else "list") + f" ({which})"
+    return describe
 
 
 class PageInfo(NamedTuple):
@@ -60,6 +102,7 @@ class ListPager:
                     raise
                 return self._full_list(original, on_page), True
             number += 1
+            check_list(page, _describe(self.list_func, f"page {number}"))
             page_items = page.get("items") or []
             if first is None:
                 first = page
@@ -84,7 +127,8 @@ class ListPager:
     def _full_list(self, original: ListOptions,
                    on_page: Callable[[PageInfo], None] | None) -> dict[str, Any]:
         """One unpaginated list with the first request's resourceVersion (G55)."""
-        full = self.list_func(dataclasses.replace(original, limit=0, continue_=""))
+        full = check_list(self.list_func(dataclasses.replace(original, limit=0, continue_="")),
+                          _describe(self.list_func, "full list after an expired token"))
         if on_page is not None:
             count = len(full.get("items") or [])
             on_page(PageInfo(1, count, count, None, True))
@@ -95,9 +139,11 @@ class ListPager:
         options = options or ListOptions()
         if not options.limit:
             options = dataclasses.replace(options, limit=self.page_size)
+        number = 0
         while True:
             page = self.list_func(options)
-            yield page
+            number += 1
+            yield check_list(page, _describe(self.list_func, f"page {number}"))
             token = (page.get("metadata") or {}).get("continue") or ""
             if not token:
                 return

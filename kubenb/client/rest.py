@@ -4,23 +4,39 @@ client-go's `rest.RESTClient` over one pooled `requests.Session`. What it adds t
 `requests`: the server's `Status` turned into `ApiError` subclasses; bounded retries
 with backoff on 429 and 5xx (honouring `Retry-After`) for safe verbs; one retry after
 a 401 when the credentials can be refreshed (exec plugins, rotated token files); and
-large JSON decoded with the garbage collector paused.
+large JSON decoded with the garbage collector paused. Every failure is a kubenb error
+that names the request (verb, resource, namespace, selectors): `ApiError` subclasses
+for error answers, `ServerConnectionError` / `ServerTLSError` / `ServerTimeoutError`
+(still `requests` exceptions, the original as `__cause__`) when the server was not
+reached, `InvalidResponseError` for a body that does not decode. A password in the
+server URL is sent as basic auth and never kept in a URL, so no message shows it.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import random
+import re
 import threading
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
 
 import requests
 
 from kubenb.client.decode import loads
 from kubenb.clock import Clock, RealClock
-from kubenb.errors import api_error_from_status
+from kubenb.errors import (
+    InvalidResponseError,
+    RequestInfo,
+    ServerConnectionError,
+    ServerTimeoutError,
+    ServerTLSError,
+    api_error_from_status,
+)
+from kubenb.redact import redact_text, redact_url, split_url_credentials
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +69,11 @@ class RESTClient:
                  max_retry_after: float = 30.0, clock: Clock | None = None,
                  user_agent: str | None = None) -> None:
         self.config = config
-        self.server = str(config.server).rstrip("/")
+        # The URL requests go to has no user:password part: those are sent as basic auth
+        # (when no other credentials are configured), so no response URL, exception or
+        # repr that quotes a request URL can carry the password.
+        self.server, self._url_credentials = split_url_credentials(
+            str(config.server).rstrip("/"))
         self.max_retries = max_retries
         self.retry_backoff = retry_backoff
         self.max_retry_after = max_retry_after
@@ -65,7 +85,7 @@ class RESTClient:
         self._random = random.Random()
 
     def __repr__(self) -> str:
-        return f"RESTClient(server={self.server!r})"
+        return f"RESTClient(server={redact_url(self.server)!r})"
 
     @property
     def session(self) -> requests.Session:
@@ -112,16 +132,23 @@ class RESTClient:
             auth = getattr(self.config, "auth", None)
             if auth is not None:
                 auth.apply(headers)
+            if self._url_credentials is not None and "Authorization" not in headers:
+                headers["Authorization"] = _basic(*self._url_credentials)
             try:
                 resp = self.session.request(method, url, params=params, data=data,
                                             headers=headers, stream=stream,
                                             timeout=timeout or self.timeout)
-            except requests.ConnectionError:
+            except requests.exceptions.SSLError as err:
+                # A certificate that does not verify will not verify on a retry either.
+                raise self._connection_error(err, method, path, params) from err
+            except requests.ConnectionError as err:
                 if not safe or attempt >= self.max_retries:
-                    raise
+                    raise self._connection_error(err, method, path, params) from err
                 self._wait(attempt, None, f"{method} {path}: connection failed")
                 attempt += 1
                 continue
+            except (requests.Timeout, requests.exceptions.ChunkedEncodingError) as err:
+                raise self._connection_error(err, method, path, params) from err
             code = resp.status_code
             if code < 400:
                 return resp
@@ -137,7 +164,30 @@ class RESTClient:
                 self._wait(attempt, retry_after, f"{method} {path}: {code}")
                 attempt += 1
                 continue
-            raise error_from_response(resp)
+            raise error_from_response(resp, describe_request(method, path, params))
+
+    def _connection_error(self, err: Exception, method: str, path: str,
+                          params: Mapping[str, str] | None) -> Exception:
+        """The kubenb error for a request that never got an answer, naming the server."""
+        server = redact_url(self.server)
+        info = describe_request(method, path, params)
+        reason = _connection_reason(err)
+        if isinstance(err, requests.exceptions.SSLError):
+            return ServerTLSError(
+                f"TLS handshake with the API server at {server} failed ({info}): {reason}; "
+                f"check certificate-authority(-data), tls-server-name and "
+                f"insecure-skip-tls-verify of the cluster in the kubeconfig", server, info)
+        if isinstance(err, requests.ConnectionError):
+            return ServerConnectionError(
+                f"cannot connect to the API server at {server} ({info}): {reason}",
+                server, info)
+        if isinstance(err, requests.Timeout):
+            return ServerTimeoutError(
+                f"the API server at {server} did not answer in time ({info}): {reason}",
+                server, info)
+        return ServerConnectionError(
+            f"the connection to the API server at {server} broke ({info}): {reason}",
+            server, info)
 
     def _wait(self, attempt: int, retry_after: float | None, why: str) -> None:
         if retry_after is not None:
@@ -153,13 +203,16 @@ class RESTClient:
     def get(self, path: str, params: Mapping[str, str] | None = None,
             accept: str = JSON) -> Any:
         """GET and decode the JSON body."""
-        return _decode(self.request("GET", path, params=params, accept=accept))
+        return decode_response(self.request("GET", path, params=params, accept=accept),
+                               "GET", path, params)
 
     def post(self, path: str, body: Any, params: Mapping[str, str] | None = None) -> Any:
-        return _decode(self.request("POST", path, params=params, body=body))
+        return decode_response(self.request("POST", path, params=params, body=body),
+                               "POST", path, params)
 
     def put(self, path: str, body: Any, params: Mapping[str, str] | None = None) -> Any:
-        return _decode(self.request("PUT", path, params=params, body=body))
+        return decode_response(self.request("PUT", path, params=params, body=body),
+                               "PUT", path, params)
 
     def patch(self, path: str, body: Any, patch_type: str = "merge",
               params: Mapping[str, str] | None = None) -> Any:
@@ -168,12 +221,13 @@ class RESTClient:
         if content_type not in PATCH_TYPES.values():
             raise ValueError(f"unknown patch type {patch_type!r}; use one of "
                              f"{', '.join(PATCH_TYPES)}")
-        return _decode(self.request("PATCH", path, params=params, body=body,
-                                    content_type=content_type))
+        return decode_response(self.request("PATCH", path, params=params, body=body,
+                                            content_type=content_type), "PATCH", path, params)
 
     def delete(self, path: str, body: Any = None,
                params: Mapping[str, str] | None = None) -> Any:
-        return _decode(self.request("DELETE", path, params=params, body=body))
+        return decode_response(self.request("DELETE", path, params=params, body=body),
+                               "DELETE", path, params)
 
     def watch(self, path: str, params: Mapping[str, str], *,
               read_timeout: float | None = None) -> Any:
@@ -203,17 +257,111 @@ def _retry_after(resp: requests.Response) -> float | None:
         return None
 
 
-def _decode(resp: requests.Response) -> Any:
+def decode_response(resp: requests.Response, method: str = "GET", path: str = "",
+                    params: Mapping[str, str] | None = None) -> Any:
+    """The decoded JSON body (None when empty; the text when it is not JSON).
+
+    JSON that does not parse raises `InvalidResponseError` naming the request; its
+    text is not quoted (a cut-off object may hold a Secret's data)."""
     content = resp.content
     if not content:
         return None
     if "json" not in resp.headers.get("Content-Type", JSON):
         return content.decode("utf-8", "replace")
-    return loads(content)
+    try:
+        return loads(content)
+    except ValueError as err:
+        info = describe_request(method, path or resp.request.path_url, params)
+        raise InvalidResponseError(
+            f"{info}: the server's answer ({len(content)} bytes of "
+            f"{resp.headers.get('Content-Type', JSON)}) is not valid JSON: "
+            f"{_json_problem(err)}", info) from None
 
 
-def error_from_response(resp: requests.Response) -> Exception:
-    """The `ApiError` for a failed response, from its Status body when it has one."""
+def _json_problem(err: ValueError) -> str:
+    """Where the JSON broke, without the document (json's errors quote none of it)."""
+    if isinstance(err, json.JSONDecodeError):
+        return f"{err.msg} at line {err.lineno}, column {err.colno}"
+    return type(err).__name__
+
+
+def _basic(user: str, password: str) -> str:
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+
+
+_ERRNO = re.compile(r"\[Errno -?\d+\] [^\"')(]+")
+_CERT = re.compile(r"certificate verify failed[^\"()]*")
+_TLS = re.compile(r"\[SSL[^\]]*\][^\"'()]*")
+
+
+def _connection_reason(err: BaseException) -> str:
+    """The useful part of a requests/urllib3 error ("[Errno 111] Connection refused",
+    "certificate verify failed: ..."), without pool and object reprs."""
+    text = str(err)
+    tls_first = isinstance(err, requests.exceptions.SSLError)
+    for pattern in (_CERT, _TLS, _ERRNO) if tls_first else (_ERRNO, _CERT, _TLS):
+        found = pattern.search(text)
+        if found:
+            return redact_text(found.group(0).strip().rstrip(":.'"))
+    if isinstance(err, requests.exceptions.ConnectTimeout):
+        return "timed out while connecting"
+    if isinstance(err, requests.Timeout):
+        return "timed out waiting for the answer"
+    if isinstance(err, requests.exceptions.ProxyError):
+        return "the proxy refused or failed the connection"
+    if isinstance(err, requests.exceptions.ChunkedEncodingError):
+        return "the connection closed in the middle of the answer"
+    return type(err).__name__
+
+
+_NAMESPACE_SUBRESOURCES = frozenset({"status", "finalize"})
+_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch"}
+
+
+def describe_request(method: str, path: str,
+                     params: Mapping[str, str] | None = None) -> RequestInfo:
+    """What a request asks for, read from its path the way the API server reads it
+    (apiserver's RequestInfoFactory): /api/v1/namespaces/ns/pods/name/log is a get of
+    the log subresource of pod "name" in "ns"; /version is just GET /version."""
+    method = method.upper()
+    params = params or {}
+    clean = path.split("?", 1)[0]
+    segments = [unquote(s) for s in clean.strip("/").split("/") if s]
+    if len(segments) >= 2 and segments[0] == "api":
+        group, version, rest = "", segments[1], segments[2:]
+    elif len(segments) >= 3 and segments[0] == "apis":
+        group, version, rest = segments[1], segments[2], segments[3:]
+    else:
+        return RequestInfo(method, clean)
+    if not rest:
+        return RequestInfo(method, clean)
+    namespace = ""
+    if rest[0] == "namespaces" and len(rest) > 1:
+        namespace = rest[1]
+        if len(rest) > 2 and rest[2] not in _NAMESPACE_SUBRESOURCES:
+            rest = rest[2:]
+        else:
+            namespace = ""  # the Namespace object itself, or its status / finalize
+    resource = rest[0]
+    name = rest[1] if len(rest) > 1 else ""
+    subresource = "/".join(rest[2:])
+    if method == "GET":
+        watching = str(params.get("watch", "")).lower() in ("true", "1")
+        verb = "watch" if watching else "get" if name else "list"
+    elif method == "DELETE":
+        verb = "delete" if name else "deletecollection"
+    else:
+        verb = _VERBS.get(method, method.lower())
+    return RequestInfo(verb, clean, group=group, version=version, resource=resource,
+                       subresource=subresource, namespace=namespace, name=name,
+                       label_selector=str(params.get("labelSelector", "") or ""),
+                       field_selector=str(params.get("fieldSelector", "") or ""))
+
+
+def error_from_response(resp: requests.Response,
+                        request: RequestInfo | None = None) -> Exception:
+    """The `ApiError` for a failed response, from its Status body when it has one; it
+    keeps the server's message and names the request that failed."""
     text = resp.text
     body = None
     if "json" in resp.headers.get("Content-Type", ""):
@@ -223,5 +371,8 @@ def error_from_response(resp: requests.Response) -> Exception:
             body = None
     err = api_error_from_status(resp.status_code, body, text)
     if not err.message:
-        err.message = f"{resp.request.method} {resp.url}: {resp.reason}"
+        err.message = f"{resp.request.method} {redact_url(str(resp.url))}: {resp.reason}"
+    if request is None and resp.request is not None and resp.request.method:
+        request = describe_request(resp.request.method, resp.request.path_url or "")
+    err.request_info = request
     return err

@@ -30,7 +30,9 @@ import requests
 from requests.adapters import HTTPAdapter
 from requests.utils import get_environ_proxies
 
+from kubenb.client import abort
 from kubenb.errors import KubeConfigError
+from kubenb.redact import redact_url  # noqa: F401  (imported from here by older code)
 
 if TYPE_CHECKING:
     from kubenb.client.config import Config
@@ -94,9 +96,12 @@ class KubeHTTPAdapter(HTTPAdapter):
     def init_poolmanager(self, connections: int, maxsize: int, block: bool = False,
                          **pool_kwargs: Any) -> None:
         super().init_poolmanager(connections, maxsize, block, **self._tls_kwargs(pool_kwargs))
+        abort.install(self.poolmanager)
 
     def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> Any:
-        return super().proxy_manager_for(proxy, **self._tls_kwargs(proxy_kwargs))
+        manager = super().proxy_manager_for(proxy, **self._tls_kwargs(proxy_kwargs))
+        abort.install(manager)
+        return manager
 
 
 class KubeSession(requests.Session):
@@ -203,7 +208,7 @@ def new_session(config: Config) -> requests.Session:
     adapter = KubeHTTPAdapter(tls_server_name=config.tls_server_name,
                               pool_connections=4, pool_maxsize=POOL_MAXSIZE)
     session.mount("https://", adapter)
-    session.mount("http://", HTTPAdapter(pool_connections=4, pool_maxsize=POOL_MAXSIZE))
+    session.mount("http://", KubeHTTPAdapter(pool_connections=4, pool_maxsize=POOL_MAXSIZE))
     return session
 
 
@@ -219,20 +224,4 @@ def _check_proxy_support(proxy_url: str, source: str) -> None:
             raise KubeConfigError(
                 f"{source}: proxy-url uses SOCKS, which needs PySocks "
                 f"(pip install 'requests[socks]')") from None
-
-
-def redact_url(url: str) -> str:
-    """`url` without any user:password part, for messages."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    netloc = f"<redacted>@{host}" + (f":{port}" if port else "")
-    return parts._replace(netloc=netloc).geturl()
 

@@ -83,7 +83,9 @@ class Watch:
     """The events of one watch request; iterate it, or use it as a context manager.
 
     Iterate from one thread; `stop()` may be called from any thread and makes the
-    iteration end promptly (within one read) without raising.
+    iteration end promptly (within one read) without raising. Each `iter()` starts a
+    new read of the response, and dropping an iterator (leaving its `for` loop early)
+    closes the response: code that reads a watch in phases keeps one iterator.
     """
 
     def __init__(self, response: requests.Response) -> None:

@@ -16,6 +16,7 @@ batches a second; a batch recomputes only the rows of the keys it carries, in pl
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import Counter, deque
@@ -28,6 +29,7 @@ from traitlets import Int
 
 from kubenb.cache.keys import meta_namespace_key_func
 from kubenb.clock import Clock
+from kubenb.printers import kind_for_resource
 from kubenb.reactive.columns import ColumnError, ColumnSet, build_columns, path_getter
 from kubenb.reactive.publisher import DEFAULT_RATE, Publisher
 from kubenb.reactive.rows import RowStore, user_copy
@@ -95,19 +97,35 @@ class History:
         return len(self._samples)
 
 
-def _guess_kind(informer: Any) -> str | None:
+_DESCRIPTION = re.compile(r"^(?P<api>\S+) (?P<resource>[a-z0-9.-]+) in ")
+
+
+def informer_kind(informer: Any) -> tuple[str | None, str]:
+    """(kind, group) of the objects an informer caches, for kubectl's columns: from
+    its expected type, else a cached object's `kind` (list items usually carry none),
+    else its ListWatch's "<apiVersion> <resource> in ..." for a built-in resource.
+    (None, "") when it cannot tell: the table shows NAME and CREATED AT then."""
     expected = getattr(informer, "expected_type", None)
     if isinstance(expected, tuple) and len(expected) == 2 and expected[1]:
-        return str(expected[1])
+        api = str(expected[0] or "")
+        return str(expected[1]), api.split("/", 1)[0] if "/" in api else ""
     try:
-        objects = informer.get_indexer().list() if informer is not None else []
+        objects = informer.get_indexer().list()[:1]
     except Exception:
-        return None
-    for obj in objects[:1]:
-        kind = obj.get("kind") if isinstance(obj, dict) else None
+        objects = []
+    for obj in objects:
+        if isinstance(obj, dict) and obj.get("kind"):
+            api = str(obj.get("apiVersion") or "")
+            return str(obj["kind"]), api.split("/", 1)[0] if "/" in api else ""
+    description = getattr(getattr(informer, "list_watcher", None), "description", "") or ""
+    match = _DESCRIPTION.match(str(description))
+    if match:
+        api = match.group("api")
+        group = api.split("/", 1)[0] if "/" in api else ""
+        kind = kind_for_resource(match.group("resource"), group)
         if kind:
-            return str(kind)
-    return None
+            return kind, group
+    return None, ""
 
 
 class LiveFrame(ReactiveView):
@@ -130,7 +148,10 @@ class LiveFrame(ReactiveView):
                  rate: float = DEFAULT_RATE, clock: Clock | None = None,
                  now: Callable[[], float] | None = None, output: Any = None,
                  name: str = "") -> None:
-        self.kind = kind or _guess_kind(informer)
+        if kind is None:
+            kind, guessed_group = informer_kind(informer)
+            group = group or guessed_group
+        self.kind = kind
         self.columns: ColumnSet = build_columns(
             columns, kind=self.kind, group=group, printer_columns=printer_columns,
             with_namespace=with_namespace, wide=wide, extra_columns=extra_columns)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubenb.meta import dict_field
-from kubenb.server import errors
+from kubenb.server import errors, typeinfo
 
 Obj = dict[str, Any]
 Path = tuple[str, ...]
@@ -139,84 +139,184 @@ def path_string(path: Path) -> str:
 
 
 class _Ctx:
-    def __init__(self, kind: str, custom: bool) -> None:
+    def __init__(self, kind: str, custom: bool, api_version: str = "") -> None:
         self.kind = kind
         self.custom = custom
+        group, _, version = api_version.rpartition("/")
+        self.root = (None if custom else typeinfo.kind_struct(group, version, kind))
 
 
-def _all_paths(value: Any, prefix: Path, ctx: _Ctx, mark: bool, field: str = "") -> set[Path]:
+@dataclass(frozen=True)
+class _T:
+    """What a value is, as far as the built-in types' table knows (kubenb.server.typeinfo):
+    the field holding it, the struct it is, and whether the kind's zero object has it (Go
+    writes non-pointer structs and non-omitempty fields even when zero, so an Update that
+    creates an object does not add those nodes: FieldsV1 gives them no ".")."""
+
+    name: str = ""
+    field: typeinfo.FieldInfo | None = None
+    struct: typeinfo.StructInfo | None = None
+    zero: bool = False
+
+    @property
+    def typed(self) -> bool:
+        return self.field is not None or self.struct is not None
+
+    @property
+    def atomic(self) -> bool:
+        """A struct or map owned as a whole (+structType=atomic, +mapType=atomic)."""
+        return bool((self.field is not None and self.field.atomic and not self.field.is_list)
+                    or (self.struct is not None and self.struct.atomic))
+
+
+def _root(ctx: _Ctx) -> _T:
+    return _T(struct=ctx.root, zero=True) if ctx.root is not None else _T()
+
+
+def _child(t: _T, key: str) -> _T:
+    """The value at `key` of a struct or map value `t`."""
+    if t.struct is not None:
+        f = t.struct.json_fields.get(key)
+        if f is None:
+            return _T(key)
+        ref = f.ref if not f.is_list and not f.is_map else None
+        zero = t.zero and not f.pointer and (f.struct_like or not f.omitempty)
+        return _T(key, f, typeinfo.struct(ref) if ref else None, zero)
+    if t.field is not None and t.field.is_map:
+        ref = t.field.ref
+        return _T(key, None, typeinfo.struct(ref) if ref else None)
+    return _T(key)
+
+
+def _item(t: _T) -> _T:
+    """A list item of list value `t`."""
+    ref = t.field.ref if t.field is not None else None
+    return _T("", None, typeinfo.struct(ref) if ref else None)
+
+
+def _mark(t: _T) -> bool:
+    """Whether an added map or list node is itself owned ("." in FieldsV1)."""
+    if t.field is not None:
+        return not t.zero
+    return t.name not in _UNMARKED_LISTS
+
+
+def _list_mode(t: _T, items: list[Any], ctx: _Ctx) -> tuple[str, tuple[str, ...]]:
+    """("map", keys) for a list merged by key, ("set", ()) for a set, else ("atomic", ())."""
+    f = t.field
+    if f is not None and f.is_list:
+        if not items:
+            return "atomic", ()
+        if f.list_type == "set":
+            return "set", ()
+        if f.list_type == "map" and f.map_keys and all(
+                isinstance(i, dict) and f.map_keys[0] in i for i in items):
+            return "map", f.map_keys
+        return "atomic", ()
+    keys = _list_key(t.name, items, ctx.kind, ctx.custom)
+    return ("atomic", ()) if keys is None else ("map", keys)
+
+
+def _set_element(value: Any) -> str:
+    return "v:" + json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+def _all_paths(value: Any, prefix: Path, ctx: _Ctx, mark: bool, t: _T) -> set[Path]:
     """Every path of a value an Update added (maps marked with "." when `mark`)."""
+    if value is None and t.typed:
+        return set()  # a null is the zero value Go writes: nobody owns it
     if isinstance(value, dict):
-        if not value:
+        if not value or t.atomic:
             return {prefix}
         out = {prefix} if mark else set()
         for key, child in value.items():
-            out |= _all_paths(child, (*prefix, f"f:{key}"), ctx, True, key)
+            ct = _child(t, key)
+            out |= _all_paths(child, (*prefix, f"f:{key}"), ctx, _mark(ct), ct)
         return out
     if isinstance(value, list):
-        keys = _list_key(field, value, ctx.kind, ctx.custom)
-        if keys is None:
+        mode, keys = _list_mode(t, value, ctx)
+        if mode == "atomic":
             return {prefix}
-        out = {prefix} if field not in _UNMARKED_LISTS else set()
+        out = {prefix} if mark else set()
+        if mode == "set":
+            return out | {(*prefix, _set_element(i)) for i in value}
+        item_t = _item(t)
         for item in value:
             item_path = (*prefix, _item_element(item, keys))
             out.add(item_path)
+            if item_t.atomic:
+                continue
             for key, child in item.items():
-                out |= _all_paths(child, (*item_path, f"f:{key}"), ctx, True, key)
+                ct = _child(item_t, key)
+                out |= _all_paths(child, (*item_path, f"f:{key}"), ctx, _mark(ct), ct)
         return out
     return {prefix}
 
 
-def _config_paths(value: Any, prefix: Path, ctx: _Ctx, field: str = "") -> set[Path]:
+def _config_paths(value: Any, prefix: Path, ctx: _Ctx, t: _T) -> set[Path]:
     """The paths an applied configuration sets: its leaves and its keyed list items."""
     if isinstance(value, dict):
-        if not value:
+        if not value or t.atomic:
             return {prefix}
         out: set[Path] = set()
         for key, child in value.items():
-            out |= _config_paths(child, (*prefix, f"f:{key}"), ctx, key)
+            out |= _config_paths(child, (*prefix, f"f:{key}"), ctx, _child(t, key))
         return out
     if isinstance(value, list):
-        keys = _list_key(field, value, ctx.kind, ctx.custom)
-        if keys is None:
+        mode, keys = _list_mode(t, value, ctx)
+        if mode == "atomic":
             return {prefix}
+        if mode == "set":
+            return {(*prefix, _set_element(i)) for i in value}
         out = set()
+        item_t = _item(t)
         for item in value:
             item_path = (*prefix, _item_element(item, keys))
             out.add(item_path)
+            if item_t.atomic:
+                continue
             for key, child in item.items():
-                out |= _config_paths(child, (*item_path, f"f:{key}"), ctx, key)
+                out |= _config_paths(child, (*item_path, f"f:{key}"), ctx, _child(item_t, key))
         return out
     return {prefix}
 
 
-def _diff(old: Any, new: Any, prefix: Path, ctx: _Ctx, field: str, mark: bool,
+def _diff(old: Any, new: Any, prefix: Path, ctx: _Ctx, t: _T, mark: bool,
           changed: set[Path]) -> None:
     """Collect the paths an Update added or changed going from `old` to `new`."""
-    if isinstance(old, dict) and isinstance(new, dict):
+    if isinstance(old, dict) and isinstance(new, dict) and not t.atomic:
         for key, child in new.items():
             path = (*prefix, f"f:{key}")
+            ct = _child(t, key)
             if key not in old:
-                changed |= _all_paths(child, path, ctx, True, key)
+                changed |= _all_paths(child, path, ctx, _mark(ct), ct)
             else:
-                _diff(old[key], child, path, ctx, key, True, changed)
+                _diff(old[key], child, path, ctx, ct, _mark(ct), changed)
         return
     if isinstance(old, list) and isinstance(new, list):
-        keys = _list_key(field, old + new, ctx.kind, ctx.custom)
-        if keys is not None:
+        mode, keys = _list_mode(t, old + new, ctx)
+        if mode == "set":
+            changed |= {(*prefix, _set_element(i)) for i in new if i not in old}
+            return
+        if mode == "map":
+            item_t = _item(t)
             before = {_item_element(i, keys): i for i in old}
             for item in new:
                 element = _item_element(item, keys)
                 item_path = (*prefix, element)
-                if element not in before:
+                if element not in before or (item_t.atomic and before[element] != item):
                     changed.add(item_path)
+                    if item_t.atomic:
+                        continue
                     for key, child in item.items():
-                        changed |= _all_paths(child, (*item_path, f"f:{key}"), ctx, True, key)
-                else:
-                    _diff(before[element], item, item_path, ctx, "", True, changed)
+                        ct = _child(item_t, key)
+                        changed |= _all_paths(child, (*item_path, f"f:{key}"), ctx, _mark(ct),
+                                              ct)
+                elif not item_t.atomic:
+                    _diff(before[element], item, item_path, ctx, item_t, True, changed)
             return
     if old != new:
-        changed |= _all_paths(new, prefix, ctx, mark, field)
+        changed |= _all_paths(new, prefix, ctx, mark, t)
 
 
 def _owned_view(obj: Obj) -> Obj:
@@ -232,15 +332,18 @@ def _owned_view(obj: Obj) -> Obj:
 def _top_paths(old: Obj | None, new: Obj, ctx: _Ctx) -> set[Path]:
     changed: set[Path] = set()
     before = _owned_view(old) if old is not None else {}
+    root = _root(ctx)
     for key, value in _owned_view(new).items():
-        # Typed objects' metadata/spec/status are structs (no "." in FieldsV1); their
-        # top-level maps (data, binaryData, ...) and every field of a custom resource are not.
-        mark = key != "metadata" and (ctx.custom or key not in ("spec", "status"))
+        t = _child(root, key)
+        if t.field is not None:
+            mark = not t.zero  # typed: the kind's zero object has metadata, spec, status
+        else:  # custom resources and untyped kinds: every top-level field but these
+            mark = key != "metadata" and (ctx.custom or key not in ("spec", "status"))
         path: Path = (f"f:{key}",)
         if key not in before:
-            changed |= _all_paths(value, path, ctx, mark, key)
+            changed |= _all_paths(value, path, ctx, mark, t)
         else:
-            _diff(before[key], value, path, ctx, key, mark, changed)
+            _diff(before[key], value, path, ctx, t, mark, changed)
     return changed
 
 
@@ -257,9 +360,21 @@ def _lookup(obj: Any, path: Path) -> tuple[bool, Any]:
             if index is None:
                 return False, None
             node = node[index]
+        elif element.startswith("v:") and isinstance(node, list):
+            value = _set_value(element)
+            if value not in node:
+                return False, None
+            node = value
         else:
             return False, None
     return True, node
+
+
+def _set_value(element: str) -> Any:
+    try:
+        return json.loads(element[2:])
+    except ValueError:
+        return None
 
 
 def _remove(obj: Any, path: Path) -> None:
@@ -273,6 +388,10 @@ def _remove(obj: Any, path: Path) -> None:
         index = _find_item(parent, last)
         if index is not None:
             del parent[index]
+    elif last.startswith("v:") and isinstance(parent, list):
+        value = _set_value(last)
+        if value in parent:
+            parent.remove(value)
 
 
 # -- managedFields encoding -----------------------------------------------------------------
@@ -341,26 +460,31 @@ def _encode(entries: list[_Entry]) -> list[dict[str, Any]]:
     return out
 
 
-def _existing(value: Any, prefix: Path, ctx: _Ctx, field: str, out: set[Path]) -> None:
+def _existing(value: Any, prefix: Path, ctx: _Ctx, t: _T, out: set[Path]) -> None:
     """Every path that resolves in `value` (maps and keyed list items, recursively)."""
     if isinstance(value, dict):
+        if t.atomic:
+            return
         for key, child in value.items():
             path = (*prefix, f"f:{key}")
             out.add(path)
-            _existing(child, path, ctx, key, out)
+            _existing(child, path, ctx, _child(t, key), out)
     elif isinstance(value, list):
-        keys = _list_key(field, value, ctx.kind, ctx.custom)
-        if keys is not None:
+        mode, keys = _list_mode(t, value, ctx)
+        if mode == "set":
+            out.update((*prefix, _set_element(i)) for i in value)
+        elif mode == "map":
+            item_t = _item(t)
             for item in value:
                 path = (*prefix, _item_element(item, keys))
                 out.add(path)
-                _existing(item, path, ctx, "", out)
+                _existing(item, path, ctx, item_t, out)
 
 
 def _prune(entries: list[_Entry], obj: Obj, ctx: _Ctx) -> None:
     view = _owned_view(obj)
     existing: set[Path] = set()
-    _existing(view, (), ctx, "", existing)
+    _existing(view, (), ctx, _root(ctx), existing)
     for entry in entries:
         gone = entry.paths - existing
         if gone:  # paths outside this model (sets, indexes) are checked one by one
@@ -392,7 +516,7 @@ def track_update(old: Obj | None, new: Obj, manager: Manager, api_version: str, 
     if base is None:
         base = (old or {}).get("metadata", {}).get("managedFields")
     entries = _entries(base)
-    ctx = _Ctx(str(new.get("kind", "")), custom)
+    ctx = _Ctx(str(new.get("kind", "")), custom, str(new.get("apiVersion", "")))
     changed = _top_paths(old, new, ctx)
     if changed:
         mine = _entry_for(entries, manager, api_version, now)
@@ -402,6 +526,11 @@ def track_update(old: Obj | None, new: Obj, manager: Manager, api_version: str, 
         mine.paths |= changed
     _prune(entries, new, ctx)
     return _encode(entries)
+
+
+def _ancestors(paths: Iterable[Path]) -> set[Path]:
+    """Every proper prefix of every path (the maps and list items that contain them)."""
+    return {path[:i] for path in paths for i in range(1, len(path))}
 
 
 def _conflict_error(conflicts: list[tuple[_Entry, Path]]) -> errors.StatusError:
@@ -432,10 +561,11 @@ def server_side_apply(live: Obj | None, config: Obj, manager: Manager, api_versi
     `merge(live, config)` is the patch semantics of the type (strategic merge for built-in
     kinds, JSON merge for custom resources). Raises a 409 StatusError on conflicts.
     """
-    ctx = _Ctx(str(config.get("kind", "")), custom)
+    ctx = _Ctx(str(config.get("kind", "")), custom, str(config.get("apiVersion", "")))
     applied = set()
+    root = _root(ctx)
     for key, value in _owned_view(config).items():
-        applied |= _config_paths(value, (f"f:{key}",), ctx, key)
+        applied |= _config_paths(value, (f"f:{key}",), ctx, _child(root, key))
     entries = _entries((live or {}).get("metadata", {}).get("managedFields"))
     mine = _entry_for(entries, manager, api_version, now)
     merged = merge(live, config) if live is not None else config
@@ -457,7 +587,11 @@ def server_side_apply(live: Obj | None, config: Obj, manager: Manager, api_versi
         for entry, path in conflicts:
             entry.paths.discard(path)
         others = set().union(*(e.paths for e in entries if e is not mine))
-        for path in sorted(mine.paths - applied - others, key=len):
+        # A path is still applied when the configuration sets something inside it (`data:
+        # {}` then `data: {b: "2"}`: `.data` was owned whole, now `.data.b` is), and is
+        # kept when another manager owns something inside it.
+        kept = _ancestors(applied) | _ancestors(others)
+        for path in sorted(mine.paths - applied - others - kept, key=len):
             _remove(merged, path)  # shortest first: a dropped list item goes whole
     mine.paths = applied
     _prune(entries, merged, ctx)

@@ -25,9 +25,6 @@ VERSION_INFO: dict[str, str] = {
     "platform": "linux/amd64",
 }
 
-_SCALE = {"group": "autoscaling", "version": "v1", "kind": "Scale"}
-
-
 def api_versions(server_address: str) -> dict[str, Any]:
     """GET /api: the core group's APIVersions."""
     return {"kind": "APIVersions", "versions": ["v1"],
@@ -55,6 +52,33 @@ def api_group(registry: ResourceRegistry, group: str) -> dict[str, Any] | None:
     return dict({"kind": "APIGroup", "apiVersion": "v1"}, **_group_doc(group, versions))
 
 
+SUBRESOURCES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
+    "status": ("", "", "", ("get", "patch", "update")),
+    "scale": ("autoscaling", "v1", "Scale", ("get", "patch", "update")),
+    "attach": ("", "", "PodAttachOptions", ("create", "get")),
+    "binding": ("", "", "Binding", ("create",)),
+    "ephemeralcontainers": ("", "", "", ("get", "patch", "update")),
+    "eviction": ("policy", "v1", "Eviction", ("create",)),
+    "exec": ("", "", "PodExecOptions", ("create", "get")),
+    "log": ("", "", "", ("get",)),
+    "portforward": ("", "", "PodPortForwardOptions", ("create", "get")),
+    "proxy": ("", "", "{}ProxyOptions", ("create", "delete", "get", "patch", "update")),
+    "finalize": ("", "", "", ("update",)),
+    "token": ("authentication.k8s.io", "v1", "TokenRequest", ("create",)),
+    "approval": ("", "", "", ("get", "patch", "update")),
+}
+"""Subresource -> (group, version, kind, verbs) as discovery lists them; an empty kind is
+the parent's, "{}" stands for the parent's kind, an empty group its own group."""
+
+
+def subresource_info(rtype: ResourceType, sub: str) -> tuple[str, str, str, tuple[str, ...]]:
+    """(group, version, kind, verbs) of one subresource of `rtype`."""
+    group, version, kind, verbs = SUBRESOURCES.get(sub, ("", "", "", ("get", "patch",
+                                                                         "update")))
+    kind = kind.replace("{}", rtype.kind) if kind else rtype.kind
+    return group, version, kind, verbs
+
+
 def _resource_entries(rtype: ResourceType) -> list[dict[str, Any]]:
     main: dict[str, Any] = {"name": rtype.plural, "singularName": rtype.singular,
                             "namespaced": rtype.namespaced, "kind": rtype.kind,
@@ -65,13 +89,13 @@ def _resource_entries(rtype: ResourceType) -> list[dict[str, Any]]:
         main["categories"] = list(rtype.categories)
     entries = [main]
     for sub in rtype.subresources:
+        group, version, kind, verbs = subresource_info(rtype, sub)
         entry: dict[str, Any] = {"name": f"{rtype.plural}/{sub}", "singularName": "",
                                  "namespaced": rtype.namespaced}
-        if sub == "scale":
-            entry.update(_SCALE)
-        else:
-            entry["kind"] = rtype.kind
-        entry["verbs"] = ["get", "patch", "update"]
+        if group:
+            entry.update(group=group, version=version)
+        entry["kind"] = kind
+        entry["verbs"] = list(verbs)
         entries.append(entry)
     return entries
 
@@ -122,10 +146,10 @@ def _aggregated_resource(rtype: ResourceType) -> dict[str, Any]:
         entry["categories"] = list(rtype.categories)
     subs = []
     for sub in rtype.subresources:
-        kind = (_response_kind(rtype, "Scale", "autoscaling", "v1") if sub == "scale"
-                else _response_kind(rtype, rtype.kind))
-        subs.append({"subresource": sub, "responseKind": kind, "verbs": ["get", "patch",
-                                                                          "update"]})
+        group, version, kind, verbs = subresource_info(rtype, sub)
+        subs.append({"subresource": sub,
+                     "responseKind": _response_kind(rtype, kind, group, version),
+                     "verbs": list(verbs)})
     if subs:
         entry["subresources"] = subs
     return entry

@@ -41,21 +41,144 @@ def dumps_yaml(obj: Any) -> bytes:
     return yaml.safe_dump(obj, sort_keys=False, default_flow_style=False).encode("utf-8")
 
 
+#: How deeply a request body may nest objects and arrays. The apiserver's JSON decoder
+#: stops at 10000; kubenb's Python (deepcopy, merges, YAML output) recurses once or more per
+#: level, so it stops far earlier, at a depth no real object comes near.
+MAX_DEPTH = 200
+_DEPTH_MESSAGE = (f"exceeded max depth: objects and arrays nested more than {MAX_DEPTH} "
+                  "levels deep")
+
+
+class TooDeepError(ValueError):
+    """A body (or a patch's result) nests deeper than MAX_DEPTH."""
+
+    def __init__(self) -> None:
+        super().__init__(_DEPTH_MESSAGE)
+
+
+def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
+    """Raise TooDeepError if `value` nests dicts and lists more than `limit` deep
+    (iteratively: a body too deep for recursion must not crash the check)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth >= limit:
+                    raise TooDeepError()
+                stack.append((child, depth + 1))
+
+
 def loads_body(body: bytes, content_type: str) -> Any:
-    """Decode a request body; raises ValueError with a short reason on bad input."""
+    """Decode a request body; raises ValueError with a short reason on bad input, and
+    TooDeepError for one nested deeper than MAX_DEPTH."""
     if content_type in ("application/yaml", "application/x-yaml", "text/yaml"):
         try:
-            return yaml.safe_load(body.decode("utf-8"))
+            value = yaml.safe_load(body.decode("utf-8"))
+        except RecursionError:
+            raise TooDeepError() from None
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
             raise ValueError(f"yaml parse error: {exc}") from None
+        if isinstance(value, (dict, list)):
+            check_depth(value)
+        return value
     try:
-        return json.loads(body)
+        value = json.loads(body)
+    except RecursionError:
+        raise TooDeepError() from None
     except json.JSONDecodeError as exc:
         if exc.pos >= len(body.strip()):
             raise ValueError("unexpected end of JSON input") from None
         raise ValueError(exc.msg) from None
     except UnicodeDecodeError as exc:
         raise ValueError(str(exc)) from None
+    if isinstance(value, (dict, list)) and body.count(b"{") + body.count(b"[") > MAX_DEPTH:
+        check_depth(value)  # fewer brackets than the limit cannot nest deeper than it
+    return value
+
+
+def dumps_pretty(obj: Any) -> bytes:
+    """`?pretty=true`: indented as Go's json.MarshalIndent(obj, "", "  ") writes it (the
+    same escapes as `dumps`, and no trailing newline)."""
+    text = json.dumps(obj, indent=2, ensure_ascii=False)
+    for raw, escaped in _GO_ESCAPES:
+        if raw in text:
+            text = text.replace(raw, escaped)
+    return text.encode("utf-8")
+
+
+def _is_token_char(char: str) -> bool:
+    return " " < char < "\x7f" and char not in '()<>@,;:\\"/[]?='
+
+
+def _token(text: str) -> tuple[str, str]:
+    """Go's mime consumeToken: the leading token of `text` and the rest."""
+    end = 0
+    while end < len(text) and _is_token_char(text[end]):
+        end += 1
+    return text[:end], text[end:]
+
+
+def _param_value(text: str) -> tuple[str, str] | None:
+    """A parameter value (token or quoted string) and the rest; None if there is none."""
+    if not text.startswith('"'):
+        value, rest = _token(text)
+        return (value, rest) if value else None
+    out: list[str] = []
+    i = 1
+    while i < len(text):
+        char = text[i]
+        if char == '"':
+            return "".join(out), text[i + 1:]
+        if char == "\\" and i + 1 < len(text):
+            i += 1
+            char = text[i]
+        out.append(char)
+        i += 1
+    return None
+
+
+def parse_media_type(header: str) -> tuple[str, dict[str, str]]:
+    """Go's `mime.ParseMediaType`, which the apiserver applies to a body's Content-Type:
+    the lower-cased `type/subtype` and its parameters. Raises ValueError on anything it
+    rejects (";;;", "application/", a parameter without a value, a repeated parameter);
+    the apiserver answers those with 415, as it answers a type it cannot decode."""
+    base, _, _ = header.partition(";")
+    mime = base.strip().lower()
+    kind, rest = _token(mime)
+    if not kind:
+        raise ValueError("mime: no media type")
+    if rest:
+        if not rest.startswith("/"):
+            raise ValueError("mime: expected slash after first token")
+        subtype, rest = _token(rest[1:])
+        if not subtype:
+            raise ValueError("mime: expected token after slash")
+        if rest:
+            raise ValueError("mime: unexpected content after media subtype")
+    params: dict[str, str] = {}
+    text = header[len(base):]
+    while True:
+        text = text.lstrip()
+        if not text:
+            break
+        if text.strip() == ";":
+            break  # a trailing semicolon is allowed
+        if not text.startswith(";"):
+            raise ValueError("mime: invalid media parameter")
+        key, after = _token(text[1:].lstrip())
+        key = key.lower()
+        after = after.lstrip()
+        if not key or not after.startswith("="):
+            raise ValueError("mime: invalid media parameter")
+        parsed = _param_value(after[1:].lstrip())
+        if parsed is None:
+            raise ValueError("mime: invalid media parameter")
+        if key in params:
+            raise ValueError("mime: duplicate parameter name")
+        params[key], text = parsed
+    return mime, params
 
 
 def now_rfc3339() -> str:

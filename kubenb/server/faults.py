@@ -19,7 +19,7 @@ from kubenb.errors import KubenbError
 from kubenb.server import errors
 from kubenb.server.handlers import Request, Response, status_response
 from kubenb.server.resources import ResourceRegistry
-from kubenb.server.rest import _CONTINUE_EXPIRED, decode_continue, encode_continue
+from kubenb.server.rest import _CONTINUE_EXPIRED, bool_param, decode_continue, encode_continue
 from kubenb.server.storage import Storage
 
 VERBS = ("get", "list", "watch", "create", "update", "patch", "delete", "deletecollection")
@@ -63,7 +63,7 @@ def request_info(method: str, path: str, params: dict[str, str],
     name = rest[1] if len(rest) > 1 else ""
     subresource = rest[2] if len(rest) > 2 else ""
     method = method.upper()
-    watch = params.get("watch", "") in ("true", "1")
+    watch = bool(bool_param(params, "watch"))
     verbs = {"GET": "get" if name else "watch" if watch else "list",
              "POST": "create", "PUT": "update", "PATCH": "patch",
              "DELETE": "delete" if name else "deletecollection"}

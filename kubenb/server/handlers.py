@@ -17,7 +17,7 @@ from email.message import Message
 from typing import TYPE_CHECKING, Any
 
 from kubenb import printers
-from kubenb.server import discovery, errors, openapi, protobuf
+from kubenb.server import discovery, errors, openapi, protobuf, reviews
 from kubenb.server.apply import APPLY, Manager
 from kubenb.server.encoding import (
     DISCOVERY,
@@ -27,14 +27,16 @@ from kubenb.server.encoding import (
     Output,
     dumps,
     dumps_line,
+    dumps_pretty,
     dumps_yaml,
     encode,
     loads_body,
     negotiate,
+    parse_media_type,
 )
 from kubenb.server.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH
 from kubenb.server.resources import ResourceRegistry, ResourceType
-from kubenb.server.rest import Registry, present
+from kubenb.server.rest import Registry, bool_param, go_parse_bool, present
 from kubenb.server.storage import Storage
 from kubenb.server.watch import WatchStream
 
@@ -48,6 +50,9 @@ TEXT = "text/plain; charset=utf-8"
 MAX_BODY = 3 * 1024 * 1024
 PUBLIC_PATHS = ("/healthz", "/livez", "/readyz", "/version")
 _BODY_TYPES = ("application/json", "application/yaml", "application/x-yaml", "text/yaml")
+_UNKNOWN_BODY_FORMAT = ("the body of the request was in an unknown format - accepted media "
+                        "types include: application/json, application/yaml, "
+                        "application/vnd.kubernetes.protobuf")
 _PATCH_TYPES = (MERGE_PATCH, JSON_PATCH, STRATEGIC_PATCH)
 _INCLUDE_OBJECT = ("Metadata", "Object", "None")
 _READ_SHAPES = (TABLE, PARTIAL)
@@ -118,6 +123,12 @@ class ApiHandler:
 
     def handle(self, request: Request) -> Response | WatchStream:
         """Route and answer; never raises (a bug becomes a 500 Status, not a traceback)."""
+        result = self._answer(request)
+        if isinstance(result, Response) and _wants_pretty(request):
+            return _pretty(result)
+        return result
+
+    def _answer(self, request: Request) -> Response | WatchStream:
         try:
             self._authenticate(request)
             if self.faults is not None:
@@ -129,17 +140,30 @@ class ApiHandler:
             return status_response(err)
         except NotFoundPage:
             return Response(404, b"404 page not found\n", TEXT)
+        except RecursionError as exc:
+            # Bodies are depth-checked on the way in, so this is a bug; its traceback
+            # would be thousands of identical lines: one line says where it went round.
+            frame = exc.__traceback__
+            while frame is not None and frame.tb_next is not None:
+                frame = frame.tb_next
+            where = (f"{frame.tb_frame.f_code.co_filename}:{frame.tb_lineno}"
+                     if frame is not None else "?")
+            log.error("kubenb server: recursion too deep answering %s %s (at %s)",
+                      request.method, request.path, where)
+            return status_response(errors.internal_error())
         except Exception:
             log.exception("kubenb server: unexpected error answering %s %s",
                           request.method, request.path)
             return status_response(errors.internal_error())
 
     def _authenticate(self, request: Request) -> None:
+        """A bearer token as the apiserver reads it: the scheme in any case ("Bearer",
+        "bearer", "BEARER"), the token up to the next space."""
         if self._token is None or request.path.rstrip("/") in PUBLIC_PATHS:
             return
-        given = request.header("Authorization")
-        expected = f"Bearer {self._token}"
-        if not hmac.compare_digest(given.encode(), expected.encode()):
+        parts = request.header("Authorization").strip().split(" ", 2)
+        given = parts[1] if len(parts) >= 2 and parts[0].lower() == "bearer" else ""
+        if not given or not hmac.compare_digest(given.encode(), self._token.encode()):
             raise errors.unauthorized()
 
     def _encode(self, request: Request, obj: Any, status: int = 200) -> Response:
@@ -246,11 +270,13 @@ class ApiHandler:
         method = request.method
         rtype = route.rtype
         ns = route.namespace or ""
+        if not rtype.stored or route.subresource in reviews.SUBRESOURCES:
+            return self._review_answer(request, route)
         if not route.name:
             if method == "GET":
                 output = self._negotiate(request, _READ_SHAPES)
                 include = self._include_object(request)
-                if request.params.get("watch", "") in ("true", "1"):
+                if bool_param(request.params, "watch"):
                     self._require(rtype, "watch")
                     return self._watch(request, route, output, include)
                 self._require(rtype, "list")
@@ -303,6 +329,22 @@ class ApiHandler:
                 rtype, ns, route.name, options))
         raise errors.method_not_allowed()
 
+    def _review_answer(self, request: Request, route: _Route) -> Response:
+        """Reviews, bindings and the subresources kubenb.server.reviews answers."""
+        body: Any = None
+        if request.method == "PATCH":
+            patch_type = self._patch_type(request, route.rtype)
+            if patch_type == APPLY_PATCH:
+                raise errors.unsupported_media_type()
+            body = (patch_type, self._patch_body(request))
+        elif request.method in ("POST", "PUT") and request.body.strip():
+            body = self._body(request, route.rtype)
+        code, obj = reviews.serve(
+            self._writer(request), route.rtype, route.namespace or "", route.name,
+            route.subresource, request.method, body, request.params,
+            self._manager(request, subresource=route.subresource), self._token)
+        return self._respond(request, obj, code)
+
     def _watch(self, request: Request, route: _Route, output: Output, include: str
                ) -> WatchStream:
         rtype = route.rtype
@@ -332,18 +374,14 @@ class ApiHandler:
         if not manager_name:
             raise _patch_options_invalid("FieldValueRequired", "fieldManager",
                                          "Required value: is required for apply patch")
-        force = request.params.get("force", "false")
-        if force not in ("true", "false", "1", "0", ""):
-            raise errors.bad_request(f'invalid value "{force}" for query parameter force: '
-                                     "expected a boolean")
+        force = bool(bool_param(request.params, "force"))
         try:
             config = loads_body(request.body, "application/yaml")
         except ValueError as exc:
             raise errors.bad_request(f"error decoding YAML: {exc}") from None
         manager = Manager(manager_name, APPLY, route.subresource)
         obj, created = registry.apply(route.rtype, route.namespace or "", route.name,
-                                      config, manager, force in ("true", "1"),
-                                      route.subresource)
+                                      config, manager, force, route.subresource)
         return self._respond(request, obj, 201 if created else 200)
 
     def _writer(self, request: Request, options: dict[str, Any] | None = None) -> Registry:
@@ -413,14 +451,9 @@ class ApiHandler:
 
     @staticmethod
     def _body(request: Request, rtype: ResourceType) -> Any:
-        content_type = request.header("Content-Type").split(";")[0].strip() or JSON
+        content_type = _body_type(request)
         if content_type == protobuf.CONTENT_TYPE:
             return _protobuf_body(request.body, rtype)
-        if content_type not in _BODY_TYPES:
-            raise errors.unsupported_media_type(
-                "the body of the request was in an unknown format - accepted media types "
-                "include: application/json, application/yaml, "
-                "application/vnd.kubernetes.protobuf")
         try:
             return loads_body(request.body, content_type)
         except ValueError as exc:
@@ -433,8 +466,10 @@ class ApiHandler:
     def _delete_options(request: Request) -> dict[str, Any]:
         options: dict[str, Any] = {}
         if request.body.strip():
+            content_type = _body_type(request)
             try:
-                decoded = loads_body(request.body, JSON)
+                decoded = loads_body(request.body, JSON if content_type == protobuf.CONTENT_TYPE
+                                     else content_type)
             except ValueError as exc:
                 raise errors.bad_request(f"error decoding DeleteOptions: {exc}") from None
             if isinstance(decoded, dict):
@@ -450,6 +485,40 @@ class ApiHandler:
 
 def _content_type(output: Output) -> str:
     return "application/yaml" if output.encoding == "yaml" else JSON
+
+
+def _body_type(request: Request) -> str:
+    """The media type of a request body, negotiated as the apiserver does: none given is
+    JSON; one Go's mime.ParseMediaType rejects (";;;") or one it cannot decode is 415."""
+    header = request.header("Content-Type")
+    if not header:
+        return JSON
+    try:
+        media, _ = parse_media_type(header)
+    except ValueError:
+        raise errors.unsupported_media_type(_UNKNOWN_BODY_FORMAT) from None
+    if media not in _BODY_TYPES and media != protobuf.CONTENT_TYPE:
+        raise errors.unsupported_media_type(_UNKNOWN_BODY_FORMAT)
+    return media
+
+
+def _wants_pretty(request: Request) -> bool:
+    """`?pretty=`, read as the apiserver reads it (Go's strconv.ParseBool; a value it
+    does not know means not pretty)."""
+    value = request.params.get("pretty")
+    return bool(value and go_parse_bool(value))
+
+
+def _pretty(response: Response) -> Response:
+    """A JSON answer re-indented for `?pretty=true` (other answers are left as they are)."""
+    if not response.body or not response.content_type.startswith(JSON):
+        return response
+    try:
+        obj = json.loads(response.body)
+    except ValueError:
+        return response
+    return Response(response.status, dumps_pretty(obj), response.content_type,
+                    response.headers)
 
 
 def _shaped(output: Output, obj: Any) -> Response:
@@ -496,9 +565,9 @@ def _protobuf_body(body: bytes, rtype: ResourceType) -> Any:
     except protobuf.UnsupportedKind as exc:
         raise errors.unsupported_media_type(
             f"the body of the request was in an unknown format - kubenb decodes "
-            f"application/vnd.kubernetes.protobuf only for "
-            f"{', '.join(protobuf.SUPPORTED_KINDS)}, not {exc.kind}; send application/json "
-            "or application/yaml (with kubectl: a manifest and -f)") from None
+            f"application/vnd.kubernetes.protobuf only for built-in kinds, not "
+            f"{exc.kind} ({exc.api_version}); send application/json or application/yaml "
+            "(with kubectl: a manifest and -f)") from None
     except protobuf.ProtobufError as exc:
         raise errors.bad_request(
             f"the object provided is unrecognized (must be of type {rtype.kind}): "

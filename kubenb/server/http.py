@@ -1,9 +1,12 @@
 """The HTTP side, on the standard library's ThreadingHTTPServer (no hand-parsed HTTP).
 
-One named daemon thread per connection, all tracked so `stop()` can close idle
-keep-alive sockets and join every thread. Watches go out as chunked HTTP/1.1. With an
-SSLContext the TLS handshake runs on the connection's own thread, so a slow or broken
-client never holds up the accept loop.
+It listens with the kernel's backlog (net.core.somaxconn), as a Go server does, so a
+storm of connections waits in the kernel, not on SYN retransmits. One named daemon
+thread per connection, all tracked so `stop()` can close idle keep-alive sockets and
+join every thread. Watches go out as chunked HTTP/1.1; one whose client stops reading
+is cut once the storage's per-watcher bound is passed (kubenb.server.storage.WatchQueue).
+With an SSLContext the TLS handshake runs on the connection's own thread, so a slow or
+broken client never holds up the accept loop.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import socket
 import ssl
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -24,6 +28,19 @@ from kubenb.server.handlers import MAX_BODY, ApiHandler, Request, Response, stat
 from kubenb.server.watch import WatchStream
 
 log = logging.getLogger(__name__)
+
+_LAST_CHUNK_TIMEOUT = 1.0  # seconds a watcher cut for falling behind gets to take the end
+
+
+def listen_backlog() -> int:
+    """The listen backlog a real server uses: the kernel's limit (net.core.somaxconn, as
+    Go's net.Listen reads it), not socketserver's 5, with which a burst of connections
+    waits on SYN retransmits (1 s, 3 s, 7 s ...) while the accept loop catches up."""
+    try:
+        limit = int(Path("/proc/sys/net/core/somaxconn").read_text())
+    except (OSError, ValueError):
+        limit = socket.SOMAXCONN
+    return max(128, min(limit, 65535))
 
 
 class _RequestHandler(BaseHTTPRequestHandler):
@@ -112,6 +129,19 @@ class _RequestHandler(BaseHTTPRequestHandler):
             return True
 
     def _stream(self, stream: WatchStream) -> None:
+        state = {"writing": False}
+        state_lock = threading.Lock()
+        conn = self.connection
+
+        def cut() -> None:
+            """The watcher fell too far behind (called on the writer's thread): a write
+            its client is not reading is unblocked by shutting the socket down."""
+            with state_lock:
+                if state["writing"]:
+                    with contextlib.suppress(OSError):
+                        socket.socket.shutdown(conn, socket.SHUT_RDWR)
+
+        stream.on_fall_behind(cut)
         try:
             self.send_response(200)
             self.send_header("Cache-Control", "no-cache, private")
@@ -119,14 +149,31 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             for chunk in stream.chunks(self._client_gone):
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                with state_lock:
+                    state["writing"] = True
+                try:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                finally:
+                    with state_lock:
+                        state["writing"] = False
             if stream.stopped_by_server:
                 self.close_connection = True  # server stopping: do not wait for another request
+            if stream.fell_behind:
+                self.close_connection = True
+                conn.settimeout(_LAST_CHUNK_TIMEOUT)  # a client that reads nothing gets no more
             self.wfile.write(b"0\r\n\r\n")
         except OSError:
             self.close_connection = True  # the client went away; the watch is closed below
         finally:
             stream.close()
+            if stream.fell_behind:
+                storage = self.server.app.storage
+                host, port = self.client_address[:2]
+                log.info("kubenb server: closed the watch of %s for %s:%s: it fell behind, "
+                         "more events waited for it than max_watch_buffer_bytes=%d or "
+                         "max_watch_buffer=%d allow; its client resumes from its last "
+                         "resourceVersion", stream.resource, host, port,
+                         storage.max_watch_buffer_bytes, storage.max_watch_buffer)
 
 
 def _tls_peer_gone(conn: ssl.SSLSocket) -> bool:
@@ -166,6 +213,7 @@ class KubeHTTPServer(ThreadingHTTPServer):
         self._conn_threads: set[threading.Thread] = set()
         self._sockets: set[socket.socket] = set()
         self._counter = itertools.count(1)
+        self.request_queue_size = listen_backlog()  # listen() is called by __init__ below
         super().__init__(address, _RequestHandler)
 
     def process_request(self, request: Any, client_address: Any) -> None:

@@ -95,6 +95,7 @@ class ResourceType:
     extra_fields: Callable[[dict[str, Any]], dict[str, str]] | None = field(
         default=None, compare=False)
     custom: bool = False  # served for a CRD (unstructured: keys sorted, no strategic merge)
+    stored: bool = True  # False: answered, never stored (reviews, bindings, computed lists)
     crd_name: str = ""  # the CustomResourceDefinition serving it
     storage_version: str = ""  # CRs: the version objects are stored in ("" = this one)
     printer_columns: tuple[dict[str, Any], ...] = field(default=(), compare=False)
@@ -150,45 +151,161 @@ class ResourceType:
         return names
 
 
-def _core(plural: str, singular: str, kind: str, namespaced: bool = True,
-          **kw: Any) -> ResourceType:
-    return ResourceType("", "v1", plural, singular, kind, namespaced, **kw)
+def _job_fields(obj: dict[str, Any]) -> dict[str, str]:
+    succeeded = _get(obj, "status", "succeeded")
+    return {"status.successful": str(succeeded if succeeded is not None else 0)}
 
 
-def _apps(plural: str, singular: str, kind: str, **kw: Any) -> ResourceType:
-    return ResourceType("apps", "v1", plural, singular, kind, True, categories=("all",),
-                        subresources=("scale", "status") if kind != "DaemonSet" else ("status",),
-                        has_generation=True, extra_fields=_replicas_fields if kind in (
-                            "ReplicaSet",) else None, **kw)
+def _service_fields(obj: dict[str, Any]) -> dict[str, str]:
+    return {"spec.clusterIP": str(_get(obj, "spec", "clusterIP") or ""),
+            "spec.type": str(_get(obj, "spec", "type") or "")}
 
 
-BUILTIN_TYPES: tuple[ResourceType, ...] = (
-    _core("configmaps", "configmap", "ConfigMap", short_names=("cm",)),
-    _core("events", "event", "Event", short_names=("ev",), extra_fields=_event_fields),
-    _core("namespaces", "namespace", "Namespace", namespaced=False, short_names=("ns",),
-          verbs=("create", "delete", "get", "list", "patch", "update", "watch"),
-          subresources=("status",), returns_deleted_object=True,
-          extra_fields=_namespace_fields),
-    _core("nodes", "node", "Node", namespaced=False, short_names=("no",),
-          subresources=("status",), extra_fields=_node_fields),
-    _core("pods", "pod", "Pod", short_names=("po",), categories=("all",),
-          subresources=("status",), returns_deleted_object=True, extra_fields=_pod_fields),
-    _core("secrets", "secret", "Secret", extra_fields=_secret_fields),
-    _core("serviceaccounts", "serviceaccount", "ServiceAccount", short_names=("sa",)),
-    _core("services", "service", "Service", short_names=("svc",), categories=("all",),
-          subresources=("status",), returns_deleted_object=True),
-    _apps("daemonsets", "daemonset", "DaemonSet", short_names=("ds",)),
-    _apps("deployments", "deployment", "Deployment", short_names=("deploy",)),
-    _apps("replicasets", "replicaset", "ReplicaSet", short_names=("rs",)),
-    _apps("statefulsets", "statefulset", "StatefulSet", short_names=("sts",)),
-    ResourceType("batch", "v1", "jobs", "job", "Job", True, categories=("all",),
-                 subresources=("status",), has_generation=True),
-    ResourceType("coordination.k8s.io", "v1", "leases", "lease", "Lease", True),
-    ResourceType("apiextensions.k8s.io", "v1", "customresourcedefinitions",
-                 "customresourcedefinition", "CustomResourceDefinition", False,
-                 short_names=("crd", "crds"), categories=("api-extensions",),
-                 subresources=("status",), has_generation=True),
-)
+def _csr_fields(obj: dict[str, Any]) -> dict[str, str]:
+    return {"spec.signerName": str(_get(obj, "spec", "signerName") or "")}
+
+
+_FIELDS: dict[str, Callable[[dict[str, Any]], dict[str, str]]] = {
+    "pods": _pod_fields, "events": _event_fields, "secrets": _secret_fields,
+    "namespaces": _namespace_fields, "nodes": _node_fields, "replicasets.apps": _replicas_fields,
+    "replicationcontrollers": _replicas_fields, "jobs.batch": _job_fields,
+    "services": _service_fields, "certificatesigningrequests.certificates.k8s.io": _csr_fields,
+}
+# Types whose writes bump metadata.generation when anything but metadata and status changes.
+_GENERATION = {
+    "deployments.apps", "replicasets.apps", "statefulsets.apps", "daemonsets.apps",
+    "replicationcontrollers", "jobs.batch", "cronjobs.batch",
+    "horizontalpodautoscalers.autoscaling", "poddisruptionbudgets.policy",
+    "ingresses.networking.k8s.io", "ingressclasses.networking.k8s.io",
+    "networkpolicies.networking.k8s.io", "endpointslices.discovery.k8s.io",
+    "customresourcedefinitions.apiextensions.k8s.io",
+    "validatingadmissionpolicies.admissionregistration.k8s.io",
+    "validatingadmissionpolicybindings.admissionregistration.k8s.io",
+    "mutatingwebhookconfigurations.admissionregistration.k8s.io",
+    "validatingwebhookconfigurations.admissionregistration.k8s.io",
+    "flowschemas.flowcontrol.apiserver.k8s.io",
+    "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io",
+}
+_RETURNS_DELETED = {"namespaces", "pods", "services"}
+_NO_DELETECOLLECTION = ("create", "delete", "get", "list", "patch", "update", "watch")
+
+# Every resource kube-apiserver v1.32 serves (fixtures/realapi/discovery/aggregated-*-v2):
+# group/version, then one row per resource:
+#   plural  Kind  scope (N namespaced, C cluster)  verbs  short names  categories  subresources
+# "*" is every verb, "*-dc" every verb but deletecollection; "-" is none; a row ending in ","
+# goes on. Rows marked "virtual" are not stored: their POSTs are answered (reviews,
+# bindings) or their lists computed.
+_TABLE = """
+v1
+  bindings                Binding                N create  - - -                  virtual
+  componentstatuses       ComponentStatus        C get,list cs - -                virtual
+  configmaps              ConfigMap              N *     cm     -   -
+  endpoints               Endpoints              N *     ep     -   -
+  events                  Event                  N *     ev     -   -
+  limitranges             LimitRange             N *     limits -   -
+  namespaces              Namespace              C *-dc  ns     -   finalize,status
+  nodes                   Node                   C *     no     -   proxy,status
+  persistentvolumeclaims  PersistentVolumeClaim  N *     pvc    -   status
+  persistentvolumes       PersistentVolume       C *     pv     -   status
+  pods                    Pod                    N *     po     all attach,binding,
+                                                                  ephemeralcontainers,eviction,
+                                                                  exec,log,portforward,proxy,status
+  podtemplates            PodTemplate            N *     -      -   -
+  replicationcontrollers  ReplicationController  N *     rc     all scale,status
+  resourcequotas          ResourceQuota          N *     quota  -   status
+  secrets                 Secret                 N *     -      -   -
+  serviceaccounts         ServiceAccount         N *     sa     -   token
+  services                Service                N *     svc    all proxy,status
+apiregistration.k8s.io/v1
+  apiservices  APIService  C *  -  api-extensions  status
+apps/v1
+  controllerrevisions  ControllerRevision  N *  -       -    -
+  daemonsets           DaemonSet           N *  ds      all  status
+  deployments          Deployment          N *  deploy  all  scale,status
+  replicasets          ReplicaSet          N *  rs      all  scale,status
+  statefulsets         StatefulSet         N *  sts     all  scale,status
+events.k8s.io/v1
+  events  Event  N *  ev  -  -
+authentication.k8s.io/v1
+  selfsubjectreviews  SelfSubjectReview  C create  -  -  -  virtual
+  tokenreviews        TokenReview        C create  -  -  -  virtual
+authorization.k8s.io/v1
+  localsubjectaccessreviews  LocalSubjectAccessReview  N create  -  -  -  virtual
+  selfsubjectaccessreviews   SelfSubjectAccessReview   C create  -  -  -  virtual
+  selfsubjectrulesreviews    SelfSubjectRulesReview    C create  -  -  -  virtual
+  subjectaccessreviews       SubjectAccessReview       C create  -  -  -  virtual
+autoscaling/v2
+  horizontalpodautoscalers  HorizontalPodAutoscaler  N *  hpa  all  status
+autoscaling/v1
+  horizontalpodautoscalers  HorizontalPodAutoscaler  N *  hpa  all  status
+batch/v1
+  cronjobs  CronJob  N *  cj  all  status
+  jobs      Job      N *  -   all  status
+certificates.k8s.io/v1
+  certificatesigningrequests  CertificateSigningRequest  C *  csr  -  approval,status
+networking.k8s.io/v1
+  ingressclasses   IngressClass   C *  -       -  -
+  ingresses        Ingress        N *  ing     -  status
+  networkpolicies  NetworkPolicy  N *  netpol  -  -
+policy/v1
+  poddisruptionbudgets  PodDisruptionBudget  N *  pdb  -  status
+rbac.authorization.k8s.io/v1
+  clusterrolebindings  ClusterRoleBinding  C *  -  -  -
+  clusterroles         ClusterRole         C *  -  -  -
+  rolebindings         RoleBinding         N *  -  -  -
+  roles                Role                N *  -  -  -
+storage.k8s.io/v1
+  csidrivers            CSIDriver           C *  -   -  -
+  csinodes              CSINode             C *  -   -  -
+  csistoragecapacities  CSIStorageCapacity  N *  -   -  -
+  storageclasses        StorageClass        C *  sc  -  -
+  volumeattachments     VolumeAttachment    C *  -   -  status
+admissionregistration.k8s.io/v1
+  mutatingwebhookconfigurations      MutatingWebhookConfiguration      C * - api-extensions -
+  validatingadmissionpolicies        ValidatingAdmissionPolicy         C * - api-extensions status
+  validatingadmissionpolicybindings  ValidatingAdmissionPolicyBinding  C * - api-extensions -
+  validatingwebhookconfigurations    ValidatingWebhookConfiguration    C * - api-extensions -
+apiextensions.k8s.io/v1
+  customresourcedefinitions  CustomResourceDefinition  C *  crd,crds  api-extensions  status
+scheduling.k8s.io/v1
+  priorityclasses  PriorityClass  C *  pc  -  -
+coordination.k8s.io/v1
+  leases  Lease  N *  -  -  -
+node.k8s.io/v1
+  runtimeclasses  RuntimeClass  C *  -  -  -
+discovery.k8s.io/v1
+  endpointslices  EndpointSlice  N *  -  -  -
+flowcontrol.apiserver.k8s.io/v1
+  flowschemas                  FlowSchema                  C *  -  -  status
+  prioritylevelconfigurations  PriorityLevelConfiguration  C *  -  -  status
+"""
+
+
+def _names(cell: str) -> tuple[str, ...]:
+    return () if cell == "-" else tuple(cell.split(","))
+
+
+def _parse_table(text: str) -> tuple[ResourceType, ...]:
+    types: list[ResourceType] = []
+    group = version = ""
+    for line in re.sub(r",\n\s+", ",", text.strip()).splitlines():
+        if not line.startswith(" "):
+            group, _, version = line.strip().rpartition("/")
+            continue
+        plural, kind, scope, verbs, short, categories, subs, *flags = line.split()
+        key = f"{plural}.{group}" if group else plural
+        verb_list = (ALL_VERBS if verbs == "*" else _NO_DELETECOLLECTION if verbs == "*-dc"
+                     else tuple(verbs.split(",")))
+        types.append(ResourceType(
+            group, version, plural, kind.lower(), kind, scope == "N", short_names=_names(short),
+            categories=_names(categories), verbs=verb_list, subresources=_names(subs),
+            has_generation=key in _GENERATION, returns_deleted_object=key in _RETURNS_DELETED,
+            extra_fields=_FIELDS.get(key), stored="virtual" not in flags))
+    return tuple(types)
+
+
+BUILTIN_TYPES: tuple[ResourceType, ...] = _parse_table(_TABLE)
+"""Every built-in resource, in discovery's order (kube-apiserver v1.32's)."""
 
 
 _GROUP_ORDER = ("", "apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io",
@@ -313,8 +430,11 @@ def scale_of(rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         spec["replicas"] = replicas  # ScaleSpec.replicas is omitempty
     current = _at(obj, status_path)
     status: dict[str, Any] = {"replicas": current if isinstance(current, int) else 0}
+    built_in = _at(obj, ".spec.selector")
+    if rtype.kind == "ReplicationController" and isinstance(built_in, dict):
+        built_in = {"matchLabels": built_in}  # a plain label map, not a LabelSelector
     selector = (_at(obj, selector_path) if selector_path
-                else label_selector_string(_at(obj, ".spec.selector")) if not rtype.custom else "")
+                else label_selector_string(built_in) if not rtype.custom else "")
     if isinstance(selector, str) and selector:
         status["selector"] = selector
     return {"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": scale_meta,

@@ -20,14 +20,15 @@ import copy
 import json
 import random
 import uuid
+from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from kubenb.meta import dict_field
 from kubenb.server import crd as crds
-from kubenb.server import errors
+from kubenb.server import defaults, errors
 from kubenb.server.apply import Manager, server_side_apply, track_update
-from kubenb.server.encoding import now_rfc3339
+from kubenb.server.encoding import TooDeepError, check_depth, now_rfc3339
 from kubenb.server.filters import Predicate, make_predicate
 from kubenb.server.patch import (
     JSON_PATCH,
@@ -41,7 +42,7 @@ from kubenb.server.patch import (
 )
 from kubenb.server.resources import ResourceRegistry, ResourceType, scale_of, with_replicas
 from kubenb.server.storage import Obj, Storage, TooOldError
-from kubenb.server.validation import list_options_problems, validate_metadata
+from kubenb.server.validation import list_options_problems, validate_metadata, validate_object
 
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -81,20 +82,6 @@ def _shape(rtype: ResourceType, body: dict[str, Any], meta: dict[str, Any]) -> O
 def _content(obj: Obj) -> dict[str, Any]:
     """Everything generation cares about: all but metadata and status."""
     return {k: v for k, v in obj.items() if k not in ("metadata", "status", "kind", "apiVersion")}
-
-
-def _pod_status(spec: dict[str, Any]) -> dict[str, Any]:
-    containers = [c for c in (spec.get("containers") or []) if isinstance(c, dict)]
-    resources = [c.get("resources") or {} for c in containers]
-    if not any(r.get("requests") or r.get("limits") for r in resources):
-        qos = "BestEffort"
-    elif all(set(r.get("limits") or {}) >= {"cpu", "memory"}
-             and all((r.get("requests") or {}).get(k, v) == v
-                     for k, v in (r.get("limits") or {}).items()) for r in resources):
-        qos = "Guaranteed"
-    else:
-        qos = "Burstable"
-    return {"phase": "Pending", "qosClass": qos}
 
 
 def _list_item(obj: Obj) -> Obj:
@@ -358,6 +345,7 @@ class Registry:
             body = copy.deepcopy(body)
             self._prepare_create(rtype, name, meta, body)
             obj = _shape(rtype, body, copy.deepcopy(meta))
+            defaults.set_defaults(rtype, obj)
             if crds.is_crd(rtype):
                 self._check_crd(obj, None)
             if managed_fields is not None:
@@ -367,12 +355,27 @@ class Registry:
                                        meta["creationTimestamp"], custom=rtype.custom)
             else:
                 managed = []
+            self._admit(rtype, obj, None)
             if managed:
                 obj["metadata"]["managedFields"] = managed
+            obj = defaults.as_written(rtype, obj)
             stored = self._put(rtype, namespace, name, obj)
             if crds.is_crd(rtype):
                 self._establish(rtype, stored)
             return present(rtype, stored)
+
+    def _admit(self, rtype: ResourceType, obj: Obj, old: Obj | None) -> None:
+        """Admission and allocation (kubenb.server.defaults), then the type's validation."""
+        if rtype.custom:
+            return
+        if old is None:
+            defaults.admit_create(rtype, obj, self.storage)
+        else:
+            defaults.admit_update(rtype, old, obj, self.storage)
+        causes = validate_object(rtype.group, rtype.kind, obj, old)
+        if causes:
+            raise errors.invalid(rtype.kind, obj["metadata"].get("name", ""), causes,
+                                 rtype.group)
 
     def _put(self, rtype: ResourceType, namespace: str, name: str, obj: Obj) -> Obj:
         if rtype.custom:
@@ -398,16 +401,10 @@ class Registry:
     @staticmethod
     def _prepare_create(rtype: ResourceType, name: str, meta: dict[str, Any],
                         body: dict[str, Any]) -> None:
-        if rtype.key == "namespaces":
+        if rtype.key == "namespaces":  # spec.finalizers and status: defaults.admit_create
             meta["labels"] = dict(meta.get("labels") or {},
                                   **{"kubernetes.io/metadata.name": name})
-            spec = dict_field(body, "spec")
-            spec.setdefault("finalizers", ["kubernetes"])
-            body["spec"] = spec
-            body["status"] = {"phase": "Active"}
-        elif rtype.key == "pods":
-            spec = dict_field(body, "spec")
-            body["status"] = _pod_status(spec)
+            body.pop("status", None)
         elif crds.is_crd(rtype):
             crds.set_defaults(body)
             body["status"] = crds.initial_status(body)
@@ -494,6 +491,9 @@ class Registry:
         meta["resourceVersion"] = old_meta["resourceVersion"]
         new = _shape(rtype, new_body, meta)
         new["kind"], new["apiVersion"] = rtype.kind, rtype.stored_group_version
+        if subresource != "status":
+            defaults.set_defaults(rtype, new)
+            self._admit(rtype, new, old)
         if crds.is_crd(rtype) and subresource != "status":
             crds.set_defaults(new)
             self._check_crd(new, old)
@@ -501,6 +501,7 @@ class Registry:
             new["metadata"]["generation"] = int(old_meta.get("generation") or 1) + 1
             new["metadata"] = _ordered_meta(new["metadata"])
         self._set_managed(rtype, old, new, manager, managed_fields, requested)
+        new = defaults.as_written(rtype, new, "status" if subresource == "status" else "")
         if new == old or (managed_fields is not None and _same_but_times(new, old)):
             return old  # a no-op update: no new resourceVersion, no event
         if (new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers")
@@ -566,6 +567,7 @@ class Registry:
                 new = merge_patch(target, patch)
             elif patch_type == JSON_PATCH:
                 new = json_patch(target, patch)
+                check_depth(new)  # an add or copy can nest deeper than the body did
             elif patch_type == STRATEGIC_PATCH:
                 if not isinstance(patch, dict):
                     raise PatchFormatError("strategic merge patch must be a JSON object")
@@ -574,6 +576,8 @@ class Registry:
                 raise errors.unsupported_media_type()
         except PatchFormatError as exc:
             raise errors.bad_request(str(exc)) from None
+        except TooDeepError as exc:
+            raise errors.bad_request(f"the patched object is not valid: {exc}") from None
         except PatchError:
             raise errors.StatusError(errors.status_body(
                 422, "Invalid", "the server rejected our request due to an error in our request",
@@ -850,6 +854,30 @@ def parse_rv(text: str) -> int:
     return _rv_param(text)
 
 
+def bool_param(params: Mapping[str, str], name: str) -> bool | None:
+    """A boolean query parameter (`watch`, `allowWatchBookmarks`, `sendInitialEvents`,
+    `force`) the way the apiserver decodes query parameters into its options
+    (apimachinery's `Convert_Slice_string_To_bool`): None when absent; False for "0" and
+    "false" in any case; True for anything else, an empty value included. So "True" (what
+    the official Python client 36 sends) and "1" are true, and no value is an error."""
+    value = params.get(name)
+    if value is None:
+        return None
+    return not (value == "0" or value.casefold() == "false")
+
+
+_GO_TRUE = ("1", "t", "T", "TRUE", "true", "True")
+_GO_FALSE = ("0", "f", "F", "FALSE", "false", "False")
+
+
+def go_parse_bool(text: str) -> bool | None:
+    """Go's `strconv.ParseBool`: True or False for its twelve spellings, else None.
+    The apiserver reads `?pretty=` with it and treats anything else as false."""
+    if text in _GO_TRUE:
+        return True
+    if text in _GO_FALSE:
+        return False
+    return None
 _GC_FINALIZERS = {"Orphan": "orphan", "Foreground": "foregroundDeletion"}
 
 

@@ -11,8 +11,12 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
 from kubenb.clock import Clock
+from kubenb.errors import KubenbError
+from kubenb.recording.format import Recording
+from kubenb.server import bootstrap
 from kubenb.server.churn import Churn, seed_objects
 from kubenb.server.faults import Faults
 from kubenb.server.handlers import ApiHandler
@@ -20,7 +24,7 @@ from kubenb.server.http import KubeHTTPServer
 from kubenb.server.kubeconfig import write_kubeconfig
 from kubenb.server.resources import ResourceRegistry
 from kubenb.server.rest import SYSTEM_NAMESPACES, Registry
-from kubenb.server.storage import Storage
+from kubenb.server.storage import DEFAULT_WATCH_BUFFER_BYTES, Storage
 from kubenb.server.tls import (
     SERVING_NAMES,
     CertBundle,
@@ -29,7 +33,14 @@ from kubenb.server.tls import (
     load_user_certificate,
 )
 
+if TYPE_CHECKING:
+    from kubenb.server.replay import Replay
+
 _WILDCARDS = ("", "0.0.0.0")
+
+
+class ServerConfigError(KubenbError, ValueError):
+    """An EmbeddedServer argument out of range."""
 
 
 class EmbeddedServer:
@@ -45,6 +56,11 @@ class EmbeddedServer:
     kubeconfig's certificate-authority-data); `tls=(certfile, keyfile)` serves your own
     certificate, with `tls_ca=` naming the CA clients should trust (else the system's).
     `faults` holds the fault switches; `churn()` and `seed_objects()` make it move.
+
+    A watcher that stops reading is closed once the events waiting for it pass
+    `max_watch_buffer_bytes` of JSON (or `max_watch_buffer` events), as the real
+    apiserver closes unresponsive watchers; its client resumes from its last
+    resourceVersion. `watch_stats()` counts those closes.
     """
 
     def __init__(
@@ -56,6 +72,7 @@ class EmbeddedServer:
         bookmark_interval: float = 60.0,
         too_large_rv_wait: float = 3.0,
         max_watch_buffer: int = 100_000,
+        max_watch_buffer_bytes: int = DEFAULT_WATCH_BUFFER_BYTES,
         tls: bool | tuple[str | os.PathLike[str], str | os.PathLike[str]] = False,
         tls_ca: str | os.PathLike[str] | None = None,
     ) -> None:
@@ -64,13 +81,19 @@ class EmbeddedServer:
         self._token = token
         self._certs = _certificates(host, tls, tls_ca)
         self.bookmark_interval = bookmark_interval
-        self.storage = Storage(history_window=history_window, max_watch_buffer=max_watch_buffer)
+        if max_watch_buffer_bytes < 0:
+            raise ServerConfigError(
+                f"EmbeddedServer(max_watch_buffer_bytes={max_watch_buffer_bytes}): give a "
+                "number of bytes, or 0 for no byte bound")
+        self.storage = Storage(history_window=history_window, max_watch_buffer=max_watch_buffer,
+                               max_watch_buffer_bytes=max_watch_buffer_bytes)
         self.types = ResourceRegistry()
         self.registry = Registry(self.storage, self.types, too_large_rv_wait=too_large_rv_wait)
         for namespace in SYSTEM_NAMESPACES:
             self.registry.ensure_namespace(namespace)
         self.faults = Faults(self.storage, self.types)
         self._churns: list[Churn] = []
+        self._replays: list[Replay] = []
         self._stop = threading.Event()
         self._httpd: KubeHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -98,6 +121,8 @@ class EmbeddedServer:
             httpd = KubeHTTPServer((self.host, self.port), app, ssl_context=context)
             bound_port = httpd.server_address[1]
             app.server_address = f"{self._client_host}:{bound_port}"
+            bootstrap.ensure_cluster_objects(self.registry, self._client_host, bound_port,
+                                             tls=self._certs is not None)
             self._httpd = httpd
             self._thread = threading.Thread(target=httpd.serve_forever,
                                             kwargs={"poll_interval": 0.5},
@@ -116,8 +141,11 @@ class EmbeddedServer:
         temp dir."""
         with self._lock:
             churns = list(self._churns)
+            replays = list(self._replays)
         for churn in churns:
             churn.stop(timeout)
+        for replay in replays:
+            replay.stop(timeout)
         with self._lock:
             httpd, thread = self._httpd, self._thread
             if httpd is None:
@@ -203,6 +231,11 @@ class EmbeddedServer:
 
     # -- instruments -----------------------------------------------------------------
 
+    def watch_stats(self) -> dict[str, Any]:
+        """`open` watches, `buffered_bytes` waiting for each, `closed_behind` (watchers
+        closed so far for falling behind) and `max_buffer_bytes` (the bound)."""
+        return self.storage.watch_stats()
+
     def drop_watches(self) -> int:
         """End every open watch now (clients see the stream close); returns how many.
         Same as `faults.drop_watches()`."""
@@ -224,6 +257,24 @@ class EmbeddedServer:
         with self._lock:
             self._churns.append(churn)
         return churn
+
+    def replay(self, recording: Recording | str | os.PathLike[str], *,
+               speed: float | None = 1.0, autoplay: bool = True, start: Any = None,
+               end: Any = None, clock: Clock | None = None, gate_timeout: float = 10.0,
+               fail_attempts: int = 4) -> Replay:
+        """Play a recording (kubenb.recording) through this server, from its first lists
+        (or the state at `start`) at `speed` (None: as fast as possible); returns the
+        `Replay` to pause, step, seek and inspect. `stop()` of the server stops it too.
+        See kubenb.server.replay."""
+        from kubenb.server.replay import Replay
+
+        player = Replay(self, recording if isinstance(recording, Recording) else
+                        Recording.read(recording), speed=speed, autoplay=autoplay, start=start,
+                        end=end, clock=clock, gate_timeout=gate_timeout,
+                        fail_attempts=fail_attempts)
+        with self._lock:
+            self._replays.append(player)
+        return player.start()
 
     def seed_objects(self, n: int, kind: str = "pods", namespace: str = "default",
                      seed: int = 0, running: bool = True) -> list[str]:

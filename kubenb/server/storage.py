@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 ADDED = "ADDED"
@@ -19,6 +19,9 @@ MODIFIED = "MODIFIED"
 DELETED = "DELETED"
 
 Obj = dict[str, Any]
+
+#: Default bound on the JSON bytes buffered for one watcher that is not reading.
+DEFAULT_WATCH_BUFFER_BYTES = 32 * 1024 * 1024
 
 
 class TooOldError(Exception):
@@ -59,28 +62,48 @@ class Event:
 
 
 class WatchQueue:
-    """A watcher's private buffer: writers append, the watch's thread drains."""
+    """A watcher's private buffer: writers append, the watch's thread drains.
 
-    def __init__(self, resource: str, max_buffer: int) -> None:
+    Bounded twice: in events (`max_buffer`) and in the bytes of their JSON
+    (`max_bytes`, 0 for no byte bound). A watcher that falls behind either bound is
+    closed, as the apiserver closes an unresponsive watcher, and its client resumes
+    from its last resourceVersion (or relists on 410). `on_overflow`, when set, is
+    called once at that moment (outside the queue's lock), so the HTTP side can unblock
+    a write the client is not reading.
+    """
+
+    def __init__(self, resource: str, max_buffer: int, max_bytes: int = 0) -> None:
         self.resource = resource
         self._max = max_buffer
+        self._max_bytes = max_bytes
         self._events: deque[Event] = deque()
+        self._bytes = 0
         self._cond = threading.Condition(threading.Lock())
         self.closed = False
         self.overflowed = False
+        self.counted = False  # overflow counted in Storage.watch_stats()
+        self.on_overflow: Callable[[], None] | None = None
 
     def push(self, event: Event) -> None:
         """Append without blocking; a watcher that falls too far behind is closed."""
+        size = len(event.encoded()) if self._max_bytes else 0
+        hook = None
         with self._cond:
             if self.closed:
                 return
-            if len(self._events) >= self._max:
+            if len(self._events) >= self._max or (
+                    self._max_bytes and self._bytes + size > self._max_bytes):
                 self._events.clear()
+                self._bytes = 0
                 self.overflowed = True
                 self.closed = True
+                hook = self.on_overflow
             else:
                 self._events.append(event)
+                self._bytes += size
             self._cond.notify()
+        if hook is not None:
+            hook()
 
     def get(self, timeout: float) -> list[Event]:
         """Everything buffered, waiting up to `timeout` s for the first event."""
@@ -89,12 +112,18 @@ class WatchQueue:
                 self._cond.wait(timeout)
             out = list(self._events)
             self._events.clear()
+            self._bytes = 0
             return out
 
     def pending(self) -> int:
         """How many events wait to be sent."""
         with self._cond:
             return len(self._events)
+
+    def pending_bytes(self) -> int:
+        """The JSON bytes of the events waiting to be sent (0 without a byte bound)."""
+        with self._cond:
+            return self._bytes
 
     def close(self) -> None:
         """End the watch; the consumer sees `closed` after draining."""
@@ -106,7 +135,8 @@ class WatchQueue:
 class Storage:
     """Objects by resource key, namespace and name, plus the event history window."""
 
-    def __init__(self, history_window: int = 10_000, max_watch_buffer: int = 100_000) -> None:
+    def __init__(self, history_window: int = 10_000, max_watch_buffer: int = 100_000,
+                 max_watch_buffer_bytes: int = DEFAULT_WATCH_BUFFER_BYTES) -> None:
         if history_window < 1:
             raise ValueError("history_window must be at least 1 event")
         self.lock = threading.RLock()
@@ -117,7 +147,12 @@ class Storage:
         self._window = history_window
         self._oldest_rv = 0
         self._watchers: set[WatchQueue] = set()
-        self._max_watch_buffer = max_watch_buffer
+        self.max_watch_buffer = max_watch_buffer
+        self.max_watch_buffer_bytes = max_watch_buffer_bytes
+        self._closed_behind = 0
+        # Told ("list" | "watch" | "initial", resource, the revision it was read at)
+        # after each list or watch; a replay (kubenb.server.replay) waits on it.
+        self.observer: Callable[[str, str, int], None] | None = None
 
     # -- reads ---------------------------------------------------------------
 
@@ -144,7 +179,10 @@ class Storage:
     def list(self, resource: str, namespace: str | None) -> tuple[list[Obj], int]:
         """Current objects sorted by (namespace, name), and the RV they were read at."""
         with self.lock:
-            return self._sorted(self._current(resource, namespace)), self._rv
+            result = self._sorted(self._current(resource, namespace)), self._rv
+        if self.observer is not None:
+            self.observer("list", resource, result[1])
+        return result
 
     def list_at(self, resource: str, namespace: str | None, rv: int) -> builtins.list[Obj]:
         """Objects as they were at revision `rv` (rolled back through the history)."""
@@ -163,7 +201,11 @@ class Storage:
                     state.pop(key, None)
                 else:
                     state[key] = event.prev
-            return self._sorted(state)
+            result = self._sorted(state)
+            current = self._rv
+        if self.observer is not None:
+            self.observer("list", resource, current)
+        return result
 
     def _current(self, resource: str, namespace: str | None) -> dict[tuple[str, str], Obj]:
         by_ns = self._objects.get(resource, {})
@@ -242,14 +284,20 @@ class Storage:
                     if event.resource == resource:
                         backlog.append(event)
                 backlog.reverse()
-            queue = WatchQueue(resource, self._max_watch_buffer)
+            queue = WatchQueue(resource, self.max_watch_buffer, self.max_watch_buffer_bytes)
             self._watchers.add(queue)
-            return initial, backlog, self._rv, queue
+            rv = self._rv
+        if self.observer is not None:
+            self.observer("initial" if from_rv is None else "watch", resource, rv)
+        return initial, backlog, rv, queue
 
     def stop_watch(self, queue: WatchQueue) -> None:
         """Unregister and close one watch."""
         with self.lock:
             self._watchers.discard(queue)
+            if queue.overflowed and not queue.counted:
+                queue.counted = True
+                self._closed_behind += 1
         queue.close()
 
     def close_all_watches(self) -> int:
@@ -261,11 +309,37 @@ class Storage:
             queue.close()
         return len(queues)
 
+    def bookmark_rv(self, queue: WatchQueue) -> int | None:
+        """The resourceVersion a BOOKMARK on `queue`'s watch may carry: the current one,
+        if every event up to it was handed to that queue (none waits in it) and the queue
+        still receives writes; else None (no bookmark this time).
+
+        A dropped or cut-off watch leaves the watcher set before its queue is closed, and
+        writes in between never reach it: a bookmark then would carry an RV past events
+        the client never got, and the client, resuming from it, would never see them.
+        """
+        with self.lock:
+            if queue.closed or queue.pending() or queue not in self._watchers:
+                return None
+            return self._rv
+
     @property
     def watch_count(self) -> int:
         """Open watches."""
         with self.lock:
             return len(self._watchers)
+
+    def watch_stats(self) -> dict[str, Any]:
+        """Open watches, the bytes buffered for each, and how many were closed for
+        falling more than `max_watch_buffer_bytes` (or `max_watch_buffer` events) behind."""
+        with self.lock:
+            queues = list(self._watchers)
+            closed_behind = self._closed_behind + sum(
+                1 for q in queues if q.overflowed and not q.counted)
+        return {"open": len(queues),
+                "buffered_bytes": [q.pending_bytes() for q in queues],
+                "closed_behind": closed_behind,
+                "max_buffer_bytes": self.max_watch_buffer_bytes}
 
     def compact(self) -> int:
         """Forget the whole history: later resumes from older RVs get 410."""
@@ -282,6 +356,76 @@ class Storage:
             self._rv += 1
             self._changed.notify_all()
             return self._rv
+
+    # -- replay (kubenb.server.replay): recorded history, resourceVersions kept ----------
+
+    def load(self, states: dict[str, builtins.list[Obj]], rv: int,
+             error: Obj | None = None) -> int:
+        """Replace all objects of each resource in `states` (objects keep their own
+        resourceVersions) and set the revision to `rv`: a replay's first state, or a
+        recorded relist. The history is forgotten, as after a compaction, and every open
+        watch of those resources ends (seeing `error`, an ERROR Status, first if given),
+        so its client relists. Returns how many watches ended."""
+        with self.lock:
+            queues = [q for q in self._watchers if q.resource in states]
+            for queue in queues:
+                self._watchers.discard(queue)
+                if error is not None:
+                    queue.push(Event("ERROR", rv, queue.resource, "", "", error, None))
+                queue.close()
+            for resource, objects in states.items():
+                by_ns: dict[str, dict[str, Obj]] = {}
+                for obj in objects:
+                    meta = obj["metadata"]
+                    by_ns.setdefault(meta.get("namespace") or "", {})[meta["name"]] = obj
+                self._objects[resource] = by_ns
+            self._rv = rv
+            self._history.clear()
+            self._oldest_rv = rv
+            self._changed.notify_all()
+        return len(queues)
+
+    def apply_event(self, type_: str, resource: str, obj: Obj) -> Event:
+        """Write one recorded event as it was: its type, its object and the object's
+        resourceVersion, which must be newer than the current revision."""
+        meta = obj["metadata"]
+        rv = int(meta["resourceVersion"])
+        namespace, name = meta.get("namespace") or "", meta["name"]
+        with self.lock:
+            if rv <= self._rv:
+                raise ValueError(f"resourceVersion {rv} of {type_} {resource} "
+                                 f"{namespace}/{name} is not newer than {self._rv}")
+            by_ns = self._objects.setdefault(resource, {})
+            objs = by_ns.setdefault(namespace, {})
+            prev = objs.get(name)
+            if type_ == DELETED:
+                objs.pop(name, None)
+            else:
+                objs[name] = obj
+            if not objs:
+                by_ns.pop(namespace, None)
+            self._rv = rv
+            event = Event(type_, rv, resource, namespace, name, obj, prev)
+            self._record(event)
+            return event
+
+    def signal_watches(self, resource: str, type_: str | None = None, obj: Obj | None = None,
+                       rv: int = 0, close: bool = False) -> int:
+        """Send every open watch of `resource` a BOOKMARK at `rv` or an ERROR (`obj`, a
+        Status), and/or end them (`close`); not kept in the history. A BOOKMARK newer
+        than the revision moves the revision to it. Returns how many watches were open."""
+        with self.lock:
+            if type_ == "BOOKMARK" and rv > self._rv:
+                self._rv = rv
+                self._changed.notify_all()
+            queues = [q for q in self._watchers if q.resource == resource]
+            for queue in queues:
+                if type_ is not None:
+                    queue.push(Event(type_, rv, resource, "", "", obj or {}, None))
+                if close:
+                    self._watchers.discard(queue)
+                    queue.close()
+        return len(queues)
 
     def iter_all(self) -> Iterator[tuple[str, str, str, Obj]]:
         """Every stored (resource, namespace, name, object); a snapshot."""

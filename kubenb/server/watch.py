@@ -18,7 +18,7 @@ from kubenb.server import errors
 from kubenb.server.encoding import dumps, dumps_line
 from kubenb.server.filters import make_predicate
 from kubenb.server.resources import ResourceType
-from kubenb.server.rest import parse_rv
+from kubenb.server.rest import bool_param, parse_rv
 from kubenb.server.storage import ADDED, DELETED, MODIFIED, Event, Storage, TooOldError
 from kubenb.server.validation import list_options_problems
 
@@ -45,7 +45,7 @@ class WatchStream:
         self._namespace = namespace if rtype.namespaced else None
         self._predicate = make_predicate(rtype, params.get("labelSelector", ""),
                                          params.get("fieldSelector", ""))
-        self._bookmarks = params.get("allowWatchBookmarks", "") in ("true", "1")
+        self._bookmarks = bool(bool_param(params, "allowWatchBookmarks"))
         self._interval = max(bookmark_interval, 0.01)
         self._stop = stop
         timeout = params.get("timeoutSeconds", "")
@@ -54,10 +54,10 @@ class WatchStream:
         except ValueError:
             raise errors.bad_request(f'invalid value "{timeout}" for timeoutSeconds') from None
         rv_text = params.get("resourceVersion", "")
-        send_initial = params.get("sendInitialEvents")
-        self._initial_end_bookmark = send_initial == "true" and self._bookmarks
+        send_initial = bool_param(params, "sendInitialEvents")
+        self._initial_end_bookmark = send_initial is True and self._bookmarks
         legacy_initial = rv_text in ("", "0") and send_initial is None
-        wants_initial = send_initial == "true" or legacy_initial
+        wants_initial = send_initial is True or legacy_initial
         from_rv = None if rv_text in ("", "0") or wants_initial else parse_rv(rv_text)
         if wants_initial and rv_text not in ("", "0"):
             parse_rv(rv_text)
@@ -81,6 +81,10 @@ class WatchStream:
         self._queue = queue
 
     def _convert(self, event: Event) -> bytes | None:
+        if event.type == "BOOKMARK":  # sent by a replay (Storage.signal_watches)
+            return self._bookmark(event.rv) if self._bookmarks else None
+        if event.type == "ERROR":
+            return _line("ERROR", event.encoded())
         if event.rv <= self._min_rv:
             return None
         if self._namespace is not None and event.namespace != self._namespace:
@@ -118,6 +122,23 @@ class WatchStream:
     def stopped_by_server(self) -> bool:
         """Whether the stream ended because the server is stopping."""
         return self._stop.is_set()
+
+    @property
+    def resource(self) -> str:
+        """What is watched (`plural` or `plural.group`), for log lines."""
+        return self._rtype.key
+
+    @property
+    def fell_behind(self) -> bool:
+        """Whether the server closed this watch because its client fell too far behind
+        (more than the storage's per-watcher bound was waiting for it)."""
+        return self._queue is not None and self._queue.overflowed
+
+    def on_fall_behind(self, callback: Callable[[], None]) -> None:
+        """Call `callback` (once, on the writer's thread) if this watcher falls too far
+        behind; the HTTP side uses it to unblock a write its client is not reading."""
+        if self._queue is not None:
+            self._queue.on_overflow = callback
 
     def close(self) -> None:
         """Unregister from the storage (idempotent)."""
@@ -181,7 +202,4 @@ class WatchStream:
         """The current RV if every event up to it has been handed to this watcher."""
         queue = self._queue
         assert queue is not None
-        with self._storage.lock:
-            if queue.pending():
-                return None
-            return self._storage.resource_version
+        return self._storage.bookmark_rv(queue)

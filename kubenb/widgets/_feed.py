@@ -18,12 +18,24 @@ from typing import Any
 from kubenb.clock import Clock, RealClock
 from kubenb.reactive.publisher import Publisher, PublisherError, hold_sync_sink
 
-__all__ = ["PolledView"]
+__all__ = ["PolledView", "gone_reason"]
 
 log = logging.getLogger("kubenb.widgets")
 
 _ids = itertools.count(1)
 _SAMPLE = "sample"
+
+
+def gone_reason(informer: Any) -> str:
+    """Why a button over `informer` can do nothing now ("" when it can): the informer
+    was stopped (`cluster.close()` stops every informer), or never started."""
+    if informer.is_stopped():
+        return ("the informer has stopped: cluster.close() (or factory.shutdown()) was "
+                "run, so there is nothing left to pause or step; run the notebook again "
+                "from the top for a live cluster")
+    if informer.get_controller() is None:
+        return "the informer is not running yet: start it first (cluster.informer(...) does)"
+    return ""
 
 
 class PolledView:

@@ -7,10 +7,12 @@ renders without any frontend extension, and is easy to assert on in tests.
 from __future__ import annotations
 
 import html
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["counter", "esc", "fmt_number", "fmt_seconds", "sparkline", "table_html"]
+__all__ = ["counter", "esc", "fmt_number", "fmt_seconds", "sparkline", "table_html",
+           "wall_time"]
 
 
 def esc(value: Any) -> str:
@@ -36,6 +38,13 @@ def fmt_seconds(value: float | None) -> str:
     if value < 1:
         return f"{value * 1e3:.3g}ms"
     return f"{value:.3g}s"
+
+
+def wall_time(epoch: float) -> str:
+    """Local wall-clock time of an epoch-seconds stamp, to the millisecond
+    ("14:03:07.215"): what a reader compares with the clock on the wall, unlike a
+    monotonic clock's seconds."""
+    return time.strftime("%H:%M:%S", time.localtime(epoch)) + f".{int(epoch % 1 * 1000):03d}"
 
 
 def counter(name: str, label: str, value: Any) -> str:

@@ -4,13 +4,15 @@ One handler on the informer records each notification (ADDED / MODIFIED / DELETE
 key, resourceVersion) into a publisher channel; unlike a LiveFrame nothing is
 coalesced away (every event is a line), but the log keeps only the newest `size`
 lines, and the publisher renders at most `rate` times a second. Resyncs that
-changed nothing are left out, as in the reactive views.
+changed nothing are left out, as in the reactive views. Times are wall-clock
+(14:03:07.215); the lines sit in a fixed-height scrolling box.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
@@ -22,12 +24,14 @@ from kubenb.clock import Clock, RealClock
 from kubenb.errors import KubenbError
 from kubenb.reactive.publisher import DEFAULT_RATE, Publisher, hold_sync_sink
 from kubenb.reactive.view import unchanged
-from kubenb.widgets._html import esc
+from kubenb.widgets._html import esc, wall_time
+from kubenb.widgets.table import scrolling
 
 __all__ = ["EVENT_TYPES", "EventLog", "LogEntry"]
 
 EVENT_TYPES = ("ADDED", "MODIFIED", "DELETED")
 ALL = "(all)"
+_COLOURS = {"ADDED": "#2e7d32", "MODIFIED": "#1565c0", "DELETED": "#c62828"}
 _ids = itertools.count(1)
 
 
@@ -40,6 +44,7 @@ class LogEntry:
     type: str
     key: str
     resource_version: str
+    wall: float = 0.0  # epoch seconds, what the log shows (time is the view's clock)
 
 
 def _rv(obj: Any) -> str:
@@ -73,13 +78,14 @@ class EventLog:
 
     def __init__(self, informer: Any = None, *, size: int = 200, shown: int = 50,
                  publisher: Publisher | None = None, rate: float = DEFAULT_RATE,
-                 clock: Clock | None = None, name: str = "") -> None:
+                 clock: Clock | None = None, name: str = "", height: int = 260) -> None:
         if size < 1 or shown < 1:
             raise KubenbError(f"EventLog(size={size!r}, shown={shown!r}): both must be >= 1")
         self.name = name or f"eventlog-{next(_ids)}"
         self.informer = informer
         self.size = size
         self.shown = shown
+        self.height = height
         self.entries: deque[LogEntry] = deque(maxlen=size)
         self.total = 0
         self._seq = itertools.count(1)
@@ -92,8 +98,7 @@ class EventLog:
         self.text_filter.add_class("kubenb-event-filter")
         self.count = widgets.HTML()
         self.count.add_class("kubenb-event-count")
-        self.lines = widgets.HTML()
-        self.lines.add_class("kubenb-event-lines")
+        self.lines = scrolling(widgets.HTML(), height, "kubenb-event-lines")
         self.widget = widgets.VBox([widgets.HBox([self.type_filter, self.text_filter,
                                                   self.count]), self.lines])
         self.widget.add_class("kubenb-event-log")
@@ -129,7 +134,7 @@ class EventLog:
         with self._seq_lock:
             seq = next(self._seq)
         self._channel.submit("events", [LogEntry(seq, self.clock.now(), type_, key,
-                                                  _rv(obj))])
+                                                  _rv(obj), time.time())])
 
     def _apply(self, batch: dict[Any, Any]) -> None:
         new = batch.get("events") or []
@@ -160,11 +165,15 @@ class EventLog:
             visible = self.visible()
             rows = "".join(
                 f'<tr class="kubenb-event kubenb-event-{e.type.lower()}"><td>{e.seq}</td>'
-                f"<td>{e.time:.3f}</td><td>{e.type}</td><td>{esc(e.key)}</td>"
+                f"<td>{wall_time(e.wall) if e.wall else f'{e.time:.3f}'}</td>"
+                f'<td style="color:{_COLOURS[e.type]}">{e.type}</td><td>{esc(e.key)}</td>'
                 f"<td>{esc(e.resource_version)}</td></tr>" for e in visible)
-            self.lines.value = ('<table class="kubenb-event-table"><thead><tr><th>#</th>'
-                                "<th>time</th><th>type</th><th>key</th><th>rv</th></tr>"
-                                f"</thead><tbody>{rows}</tbody></table>")
+            head = "".join(f'<th style="position:sticky;top:0;background:#eceff1;'
+                           f'text-align:left;padding-right:10px">{h}</th>'
+                           for h in ("#", "time", "type", "key", "rv"))
+            self.lines.value = ('<table class="kubenb-event-table" style="font-size:12px;'
+                                f'border-collapse:collapse"><thead><tr>{head}</tr></thead>'
+                                f"<tbody>{rows}</tbody></table>")
             self.count.value = (f'<span data-count="{len(visible)}">{len(visible)} shown, '
                                 f"{len(self.entries)} kept, {self.total} seen</span>")
 

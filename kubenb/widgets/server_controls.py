@@ -69,6 +69,13 @@ class ServerControls:
         self.render()
 
     def _run(self, name: str, action: Any) -> None:
+        if not getattr(self.server, "running", True) and not (name == "churn" and not
+                                                              self.churn_toggle.value):
+            self.last_action = (f"{name}: the embedded server is stopped (cluster.close() "
+                                "stops it), so this button does nothing now; run the "
+                                "notebook again for a live server")
+            self.render()
+            return
         try:
             result = action()
             self.last_action = f"{name}: {result}"

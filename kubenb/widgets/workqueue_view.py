@@ -18,7 +18,8 @@ from kubenb.errors import KubenbError
 from kubenb.reactive.publisher import DEFAULT_RATE, Publisher
 from kubenb.widgets._feed import PolledView
 from kubenb.widgets._html import counter, esc, fmt_seconds, sparkline
-from kubenb.widgets.pipeline import workqueue_sample
+from kubenb.widgets._samples import workqueue_sample
+from kubenb.widgets.table import scrolling
 
 __all__ = ["WorkqueueView"]
 
@@ -55,8 +56,7 @@ class WorkqueueView(PolledView):
         self.counters.add_class("kubenb-workqueue-counters")
         self.sparklines = widgets.HTML()
         self.sparklines.add_class("kubenb-workqueue-sparklines")
-        self.processing = widgets.HTML()
-        self.processing.add_class("kubenb-workqueue-processing")
+        self.processing = scrolling(widgets.HTML(), 130, "kubenb-workqueue-processing")
         title = widgets.HTML(f"<b>workqueue {esc(self._queue_name())}</b>")
         self.widget = widgets.VBox([title, self.counters, self.sparklines, self.processing])
         self.widget.add_class("kubenb-workqueue")
@@ -98,8 +98,8 @@ class WorkqueueView(PolledView):
             f"<div>work {sparkline(list(self.durations), 'work-duration')}</div>")
         items = [str(i) for i in sample["items"]][:MAX_ITEMS_SHOWN]
         listed = "".join(f'<li class="kubenb-processing-item">{esc(i)}</li>' for i in items)
-        self.processing.value = (f"<div>processing now ({sample['processing']}):<ul>{listed}"
-                                 "</ul></div>")
+        self.processing.value = (f"<div>processing now ({sample['processing']}):</div>"
+                                 f'<ul style="margin:2px 0">{listed}</ul>')
 
     def __repr__(self) -> str:
         return f"WorkqueueView({self._queue_name()!r}, renders={self.renders})"

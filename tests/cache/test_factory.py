@@ -167,3 +167,20 @@ def test_wait_for_cache_sync_stops_with_the_stop_event(dynamic: DynamicClient,
             InformerKey("v1", "configmaps", "default", "", ""): False}
     finally:
         factory.shutdown()
+
+
+def test_remove_stops_one_informer_and_the_next_request_makes_a_fresh_one(
+        factory: SharedInformerFactory) -> None:
+    kept = factory.for_resource("v1", "configmaps").informer()
+    removed = factory.for_resource("v1", "secrets").informer()
+    factory.start()
+    assert all(factory.wait_for_cache_sync(timeout=10).values())
+    assert factory.remove(removed) is True
+    assert removed.is_stopped() and not kept.is_stopped()
+    assert list(factory.informers().values()) == [kept]
+    assert not [t for t in kubenb_threads() if t.name == f"kubenb-informer-{removed.name}"]
+    assert factory.remove(removed) is False  # already forgotten
+    fresh = factory.for_resource("v1", "secrets").informer()
+    assert fresh is not removed
+    factory.start()
+    assert all(factory.wait_for_cache_sync(timeout=10).values())

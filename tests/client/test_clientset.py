@@ -139,9 +139,74 @@ BODIES: dict[str, Any] = {
     "StatefulSet": lambda name: _workload("StatefulSet", {}),
     "CustomResourceDefinition": _crd_body,
     "Lease": lambda name: {"spec": {"holderIdentity": "me", "leaseDurationSeconds": 15}},
+    "Endpoints": lambda name: {"subsets": [{"addresses": [{"ip": "10.0.0.1"}],
+                                            "ports": [{"port": 80}]}]},
+    "LimitRange": lambda name: {"spec": {"limits": [{"type": "Container",
+                                                     "default": {"cpu": "100m"}}]}},
+    "PersistentVolumeClaim": lambda name: {"spec": {
+        "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
+    "PersistentVolume": lambda name: {"spec": {
+        "capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+        "hostPath": {"path": "/tmp/typed"}}},
+    "PodTemplate": lambda name: {"template": _workload("Deployment", {})["spec"]["template"]},
+    "ReplicationController": lambda name: {"spec": {
+        "replicas": 1, "selector": {"app": "typed"},
+        "template": _workload("Deployment", {})["spec"]["template"]}},
+    "ResourceQuota": lambda name: {"spec": {"hard": {"pods": "10"}}},
+    "APIService": lambda name: {"spec": {
+        "group": "typed.example.com", "version": "v1", "groupPriorityMinimum": 1000,
+        "versionPriority": 15, "service": {"namespace": NS, "name": "api"}}},
+    "ControllerRevision": lambda name: {"revision": 1, "data": {"spec": {}}},
+    "HorizontalPodAutoscaler": lambda name: {"spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+        "minReplicas": 1, "maxReplicas": 3}},
+    "CronJob": lambda name: {"spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {
+        "template": {"spec": {"restartPolicy": "OnFailure",
+                              "containers": [{"name": "c", "image": "busybox"}]}}}}}},
     "Job": lambda name: {"spec": {"template": {"spec": {
         "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}},
+    "CertificateSigningRequest": lambda name: {"spec": {
+        "request": "dHlwZWQ=", "signerName": "kubernetes.io/kube-apiserver-client",
+        "usages": ["client auth"]}},
+    "IngressClass": lambda name: {"spec": {"controller": "example.com/ingress"}},
+    "Ingress": lambda name: {"spec": {"defaultBackend": {
+        "service": {"name": "web", "port": {"number": 80}}}}},
+    "NetworkPolicy": lambda name: {"spec": {"podSelector": {}}},
+    "PodDisruptionBudget": lambda name: {"spec": {
+        "minAvailable": 1, "selector": {"matchLabels": {"app": "typed"}}}},
+    "ClusterRoleBinding": lambda name: {"roleRef": {
+        "apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+        "subjects": [{"kind": "User", "name": "alice"}]},
+    "RoleBinding": lambda name: {"roleRef": {
+        "apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"},
+        "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": NS}]},
+    "ClusterRole": lambda name: {"rules": [{"apiGroups": [""], "resources": ["pods"],
+                                            "verbs": ["get"]}]},
+    "Role": lambda name: {"rules": [{"apiGroups": [""], "resources": ["pods"],
+                                     "verbs": ["get"]}]},
+    "CSIDriver": lambda name: {"spec": {}},
+    "CSINode": lambda name: {"spec": {"drivers": []}},
+    "CSIStorageCapacity": lambda name: {"storageClassName": "standard"},
+    "StorageClass": lambda name: {"provisioner": "example.com/typed"},
+    "VolumeAttachment": lambda name: {"spec": {
+        "attacher": "example.com/typed", "nodeName": "n1",
+        "source": {"persistentVolumeName": "pv1"}}},
+    "MutatingWebhookConfiguration": lambda name: {"webhooks": []},
+    "ValidatingWebhookConfiguration": lambda name: {"webhooks": []},
+    "ValidatingAdmissionPolicy": lambda name: {"spec": {"validations": [
+        {"expression": "true"}]}},
+    "ValidatingAdmissionPolicyBinding": lambda name: {"spec": {
+        "policyName": "typed", "validationActions": ["Deny"]}},
+    "PriorityClass": lambda name: {"value": 1000},
+    "RuntimeClass": lambda name: {"handler": "runc"},
+    "EndpointSlice": lambda name: {"addressType": "IPv4",
+                                   "endpoints": [{"addresses": ["10.0.0.1"]}]},
+    "FlowSchema": lambda name: {"spec": {"priorityLevelConfiguration": {"name": "typed"}}},
+    "PriorityLevelConfiguration": lambda name: {"spec": {"type": "Exempt", "exempt": {}}},
 }
+
+_CONDITION = {"type": "Tested", "status": "True", "reason": "Typed", "message": "m",
+              "lastTransitionTime": "2024-01-01T00:00:00Z"}
 
 # A status change each kind keeps through its /status subresource.
 STATUS: dict[str, Any] = {
@@ -153,11 +218,26 @@ STATUS: dict[str, Any] = {
     "Deployment": lambda old: {"observedGeneration": 1, "replicas": 2},
     "ReplicaSet": lambda old: {"observedGeneration": 1, "replicas": 2},
     "StatefulSet": lambda old: {"observedGeneration": 1, "replicas": 2},
-    "Job": lambda old: {"active": 1, "startTime": "2024-01-01T00:00:00Z"},
     "CustomResourceDefinition": lambda old: {"conditions": [
         *(old.get("conditions") or []),
         {"type": "Tested", "status": "True", "reason": "Typed", "message": "m",
          "lastTransitionTime": "2024-01-01T00:00:00Z"}]},
+    "PersistentVolumeClaim": lambda old: {"phase": "Bound"},
+    "PersistentVolume": lambda old: {"phase": "Available"},
+    "ReplicationController": lambda old: {"observedGeneration": 1, "replicas": 1},
+    "ResourceQuota": lambda old: {"hard": {"pods": "10"}, "used": {"pods": "0"}},
+    "APIService": lambda old: {"conditions": [dict(_CONDITION, type="Available")]},
+    "HorizontalPodAutoscaler": lambda old: {"currentReplicas": 1, "desiredReplicas": 1},
+    "CronJob": lambda old: {"lastScheduleTime": "2024-01-01T00:00:00Z"},
+    "Job": lambda old: {"active": 1},
+    "CertificateSigningRequest": lambda old: {"certificate": "dHlwZWQ="},
+    "Ingress": lambda old: {"loadBalancer": {"ingress": [{"ip": "10.0.0.2"}]}},
+    "PodDisruptionBudget": lambda old: {"disruptionsAllowed": 1, "currentHealthy": 1,
+                                        "desiredHealthy": 1, "expectedPods": 1},
+    "VolumeAttachment": lambda old: {"attached": True},
+    "ValidatingAdmissionPolicy": lambda old: {"observedGeneration": 1},
+    "FlowSchema": lambda old: {"conditions": [_CONDITION]},
+    "PriorityLevelConfiguration": lambda old: {"conditions": [_CONDITION]},
 }
 
 
@@ -212,7 +292,8 @@ def gone(client: TypedClient, name: str) -> bool:
 
 # -- every verb of every built-in resource the embedded server serves ------------------------
 
-EMBEDDED_KEYS = [(t.group, t.version, t.plural) for t in BUILTIN_TYPES]
+# Stored resources (reviews and bindings are answered, not stored: tests/server/test_api_surface)
+EMBEDDED_KEYS = [(t.group, t.version, t.plural) for t in BUILTIN_TYPES if t.stored]
 if ("coordination.k8s.io", "v1", "leases") not in EMBEDDED_KEYS:
     EMBEDDED_KEYS.append(("coordination.k8s.io", "v1", "leases"))  # issue 7 adds it
 EMBEDDED = [BY_KEY[key] for key in EMBEDDED_KEYS]

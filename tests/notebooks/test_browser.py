@@ -1,11 +1,18 @@
 """The tour and the dashboard in a real browser: JupyterLab under headless Chromium.
 
 Debian's `chromium` driven by Playwright (its Python client; no browser download)
-opens JupyterLab, runs every cell of 01_tour and 03_widgets, and checks what the
-reader sees: the ResourceTable shows rows, its row count changes while the churn
-runs, and the PipelineView's counters move. Screenshots go to artifacts/browser/.
-Skips (saying what is missing) without chromium, playwright or jupyterlab; `.ci/run`
-installs all three.
+opens JupyterLab and runs 01_tour and 03_widgets up to their optional cleanup cell, so
+they end live as a reader leaves them. Then it checks what the reader sees and does:
+the diagram's counters move while the cells run (through a 410), a click on a box
+opens its inspector, pause / step / resume and "process next key" change the counts,
+the table's STATUS cells are coloured as their text says and changed rows are marked;
+after the cleanup cell, the buttons say the cluster is closed. No "Error displaying
+widget" and no traceback anywhere.
+
+Screenshots of the diagram, the table and the controller view are taken from the
+notebooks themselves into docs/images/ (re-running refreshes them; docs/widgets.md
+shows them); full-page shots go to artifacts/browser/. Skips (saying what is missing)
+without chromium, playwright or jupyterlab; `.ci/run` installs all three.
 """
 
 from __future__ import annotations
@@ -25,10 +32,14 @@ from tests.notebooks.conftest import NOTEBOOKS, ROOT
 
 CHROMIUM = shutil.which("chromium")
 SHOTS = ROOT / "artifacts" / "browser"
+IMAGES = ROOT / "docs" / "images"
 # Background connections are refused on a closed network; keep Chromium quiet.
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                   "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync"]
+# What kubenb.widgets.table colours each status tone, as the browser computes it.
+TONE_COLOURS = {"ok": "rgb(46, 125, 50)", "warn": "rgb(178, 106, 0)",
+                "bad": "rgb(198, 40, 40)", "done": "rgb(117, 117, 117)"}
 
 if CHROMIUM is None:
     pytest.skip("no `chromium` on PATH (apt-get install chromium; .ci/run does)",
@@ -43,15 +54,46 @@ JS_KERNEL_STATUS = """() => {
   const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
   return k ? k.status : null; }"""
 
+# Run every cell above the last (the optional cleanup), or only the last. Not awaited:
+# the command's promise resolves when the cells have run, and the tests watch the page
+# meanwhile.
+JS_RUN_ALL_BUT_LAST = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  panel.content.activeCellIndex = panel.content.widgets.length - 1;
+  window.jupyterapp.commands.execute('notebook:run-all-above'); }"""
+JS_RUN_LAST = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  panel.content.activeCellIndex = panel.content.widgets.length - 1;
+  window.jupyterapp.commands.execute('notebook:run-cell'); }"""
+
+# Scroll the table's own box (not the page) to the first row that is not Running, or
+# else the first changed row, so the screenshot shows colours and marks.
+JS_SCROLL_TO_CHANGE = """() => {
+  const cell = document.querySelector(
+    '.kubenb-resource-table td.kubenb-status:not(.kubenb-status-ok)');
+  const row = cell ? cell.closest('tr')
+                   : document.querySelector('.kubenb-resource-table tr.kubenb-row-changed');
+  if (!row) return;
+  const box = row.closest('.kubenb-table-scroll');
+  box.scrollTop = Math.max(row.offsetTop - 90, 0); }"""
+
 JS_READ = """() => {
-  const value = (sel, attr) => { const e = document.querySelector(sel);
-                                 return e ? e.getAttribute(attr) : null; };
-  return { rowCount: value('.kubenb-row-count-value', 'data-count'),
+  const value = (name) => { const e = document.querySelector('.kubenb-counter-' + name);
+                            return e ? e.getAttribute('data-value') : null; };
+  const count = document.querySelector('.kubenb-row-count-value');
+  return { rowCount: count ? count.getAttribute('data-count') : null,
            rows: document.querySelectorAll('.kubenb-resource-table tr.kubenb-row').length,
-           handlerCalls: value('.kubenb-counter-handlers-calls', 'data-value'),
-           fifoPopped: value('.kubenb-counter-fifo-popped', 'data-value'),
-           gone: value('.kubenb-counter-reflector-gone', 'data-value'),
-           text: document.body.innerText }; }"""
+           changed: document.querySelectorAll('.kubenb-resource-table tr.kubenb-row-changed')
+                      .length,
+           status: Array.from(document.querySelectorAll('.kubenb-resource-table td.kubenb-status'))
+                     .map(td => [td.textContent, td.className, getComputedStyle(td).color]),
+           handlerCalls: value('handlers-calls'), fifoPopped: value('fifo-popped'),
+           fifoDepth: value('fifo-depth'), gone: value('reflector-gone'),
+           loop: value('informer-state'), steps: value('informer-steps'),
+           processed: value('process-done'),
+           hot: document.querySelectorAll('.kubenb-diagram svg .kubenb-arrow-hot').length,
+           diagramStatus: (document.querySelector('.kubenb-diagram-status') || {}).innerText };
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -85,16 +127,13 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.wait(5)
 
 
-def _open_and_run_all(page: Any, lab: str, notebook: str) -> None:
+def _open(page: Any, lab: str, notebook: str) -> None:
     base, token = lab.split("|")
     # A workspace per notebook, reset: the other test's notebook is not restored beside it.
     workspace = notebook.split(".")[0]
     page.goto(f"{base}/lab/workspaces/{workspace}/tree/{notebook}?reset&token={token}")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
     page.wait_for_function(f"({JS_KERNEL_STATUS})() === 'idle'", timeout=90_000)
-    # Not awaited: the command's promise resolves only when every cell has run, and the
-    # tests watch the page while the cells run.
-    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
 
 
 def _printed(page: Any, text: str) -> bool:
@@ -102,17 +141,64 @@ def _printed(page: Any, text: str) -> bool:
     return page.locator(".jp-OutputArea-output", has_text=text).count() > 0
 
 
-def _finish(page: Any, name: str) -> dict[str, Any]:
-    """Wait for the last cell's message, take the screenshots, return what is shown."""
-    page.locator(".jp-OutputArea-output", has_text="all kubenb threads stopped").first.wait_for(
-        state="attached", timeout=120_000)
+def _wait_printed(page: Any, text: str, timeout: int = 120_000) -> None:
+    page.locator(".jp-OutputArea-output", has_text=text).first.wait_for(
+        state="attached", timeout=timeout)
     page.wait_for_function(f"({JS_KERNEL_STATUS})() === 'idle'", timeout=60_000)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-    final = page.evaluate(JS_READ)
-    assert "Traceback" not in final["text"], final["text"][-3000:]
-    assert "Error displaying widget" not in final["text"]
-    return final
+
+
+def _read(page: Any) -> dict[str, Any]:
+    return page.evaluate(JS_READ)
+
+
+def _wait_value(page: Any, counter: str, test: str, timeout: int = 30_000) -> None:
+    """Wait until the first `kubenb-counter-<counter>`'s data-value passes `test` (JS,
+    on `v`)."""
+    page.wait_for_function(
+        f"() => {{ const e = document.querySelector('.kubenb-counter-{counter}');"
+        f" if (!e) return false; const v = e.getAttribute('data-value'); return {test}; }}",
+        timeout=timeout)
+
+
+def _no_errors(page: Any) -> None:
+    text = page.evaluate("() => document.body.innerText")
+    assert "Traceback" not in text, text[-3000:]
+    assert "Error displaying widget" not in text
+
+
+def _shoot(page: Any, selector: str, name: str) -> None:
+    """An element screenshot into docs/images/ (what docs/widgets.md shows)."""
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size
+    page.set_viewport_size({"width": size["width"], "height": 2400})  # the whole widget fits
+    try:
+        element = page.locator(selector).first
+        element.scroll_into_view_if_needed()
+        element.screenshot(path=str(IMAGES / name))
+    finally:
+        page.set_viewport_size(size)
+
+
+def _wait_text(page: Any, selector: str, text: str, timeout: int = 30_000) -> None:
+    """Wait until the first `selector` shows `text`; fail saying what it shows."""
+    try:
+        page.wait_for_function(
+            "([s, t]) => { const e = document.querySelector(s);"
+            " return !!e && e.innerText.includes(t); }", arg=[selector, text], timeout=timeout)
+    except sync_api.TimeoutError:
+        shown = page.evaluate("(s) => Array.from(document.querySelectorAll(s))"
+                              ".map(e => e.innerText)", selector)
+        raise AssertionError(f"{selector} never showed {text!r}; it shows {shown!r}") from None
+
+
+def _cleanup_and_check_closed(page: Any) -> None:
+    """Run the optional last cell; then the buttons must say the cluster is closed."""
+    page.evaluate(JS_RUN_LAST)
+    _wait_printed(page, "all kubenb threads stopped")
+    page.locator("button.kubenb-diagram-pause").first.click()
+    _wait_text(page, ".kubenb-diagram-status", "cluster.close()")
+    page.locator("button.kubenb-server-drop-watches").first.click()
+    _wait_text(page, ".kubenb-server-last-action", "server is stopped")
 
 
 @pytest.fixture
@@ -127,44 +213,112 @@ def page(lab: str) -> Iterator[Any]:
             browser.close()
 
 
-@pytest.mark.timeout(240)
-def test_tour_runs_in_jupyterlab_and_its_pipeline_shows_the_410(page: Any, lab: str) -> None:
-    _open_and_run_all(page, lab, "01_tour.ipynb")
-    page.wait_for_selector(".kubenb-pipeline .kubenb-counter-fifo-popped", timeout=90_000,
+@pytest.mark.timeout(300)
+def test_tour_runs_live_and_its_diagram_answers_clicks(page: Any, lab: str) -> None:
+    _open(page, lab, "01_tour.ipynb")
+    page.evaluate(JS_RUN_ALL_BUT_LAST)
+    page.wait_for_selector(".kubenb-diagram svg .kubenb-counter-fifo-popped", timeout=90_000,
                            state="attached")
     samples = []
-    while not _printed(page, "all kubenb threads stopped"):
-        samples.append(page.evaluate(JS_READ))
+    while not _printed(page, "The tour is live"):
+        samples.append(_read(page))
         page.wait_for_timeout(100)
-        assert len(samples) < 1500, "the tour never finished"
-    final = _finish(page, "01_tour")
-    page.locator(".kubenb-pipeline").first.screenshot(path=str(SHOTS / "01_tour-pipeline.png"))
-    assert page.locator(".kubenb-stepper").count() == 1
+        assert len(samples) < 1500, "the tour never reached its last live cell"
+    _wait_printed(page, "The tour is live")
+    final = _read(page)
     popped = [int(s["fifoPopped"]) for s in samples if s["fifoPopped"] is not None]
     gone = [int(s["gone"]) for s in samples if s["gone"] is not None]
     assert int(final["fifoPopped"]) > popped[0], popped          # the counters moved ...
     assert gone[0] == 0 and int(final["gone"]) >= 1, gone         # ... through the 410
+    assert any(s["hot"] for s in samples)                         # arrows lit by traffic
+    _no_errors(page)
+
+    # a click on a box in the picture opens its inspector
+    page.locator(".kubenb-diagram svg .kubenb-box-fifo").first.click()
+    page.wait_for_selector(".kubenb-inspector-fifo", state="attached", timeout=30_000)
+
+    # pause, let the churn fill the FIFO, step one key, resume
+    page.locator("button.kubenb-diagram-pause").first.click()
+    _wait_value(page, "informer-state", "v === 'paused'")
+    page.locator(".kubenb-server-churn").first.click()
+    _wait_value(page, "fifo-depth", "Number(v) > 0")
+    before = _read(page)
+    page.locator("button.kubenb-diagram-step").first.click()
+    _wait_text(page, ".kubenb-diagram-status", "applied")
+    _wait_value(page, "informer-steps", f"Number(v) === {int(before['steps']) + 1}")
+    after = _read(page)
+    assert int(after["fifoPopped"]) == int(before["fifoPopped"]) + 1, (before, after)
+    page.wait_for_selector(".kubenb-diagram-step .kubenb-step-diff", state="attached")
+    page.locator(".kubenb-server-churn").first.click()          # churn off
+    page.locator("button.kubenb-diagram-resume").first.click()
+    _wait_value(page, "informer-state", "v === 'running'")
+    _wait_value(page, "fifo-depth", "v === '0'")
+
+    # process one key: Process Item's count moves
+    done = int(_read(page)["processed"])
+    page.locator("button.kubenb-diagram-process-next").first.click()
+    _wait_value(page, "process-done", f"Number(v) > {done}")
+    page.locator(".kubenb-diagram svg .kubenb-box-workqueue").first.click()
+    page.wait_for_selector(".kubenb-inspector-workqueue", state="attached", timeout=30_000)
+    _no_errors(page)
+    _shoot(page, ".kubenb-diagram", "diagram.png")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "01_tour.png"), full_page=True)
+
+    _cleanup_and_check_closed(page)
+    _no_errors(page)
 
 
-@pytest.mark.timeout(240)
-def test_dashboard_table_rows_change_while_churn_runs(page: Any, lab: str) -> None:
-    _open_and_run_all(page, lab, "03_widgets.ipynb")
+@pytest.mark.timeout(300)
+def test_dashboard_table_colours_and_marks_rows_while_churn_runs(page: Any, lab: str) -> None:
+    from kubenb.widgets.table import status_tone
+
+    _open(page, lab, "03_widgets.ipynb")
+    page.evaluate(JS_RUN_ALL_BUT_LAST)
     page.wait_for_selector(".kubenb-resource-table tr.kubenb-row", timeout=90_000,
                            state="attached")
     page.wait_for_selector(".kubenb-pipeline .kubenb-counter-handlers-calls", timeout=90_000,
                            state="attached")
     samples = []
+    shot = False
     # Sample what the browser shows until the churn cell reports; no cell is touched.
     while not _printed(page, "row counts seen"):
-        samples.append(page.evaluate(JS_READ))
+        sample = _read(page)
+        samples.append(sample)
+        tones = {status_tone(text) for text, _, _ in sample["status"]}
+        if not shot and sample["changed"] and tones - {"ok"}:
+            page.evaluate(JS_SCROLL_TO_CHANGE)
+            _shoot(page, ".kubenb-resource-table", "table.png")  # Pending and marked rows
+            shot = True
         page.wait_for_timeout(300)
         assert len(samples) < 400, "the churn cell never finished"
-    page.screenshot(path=str(SHOTS / "03_widgets-churn.png"), full_page=True)
-    final = _finish(page, "03_widgets")
-    page.locator(".kubenb-resource-table").first.screenshot(
-        path=str(SHOTS / "03_widgets-table.png"))
+    _wait_printed(page, "reflector:")
+    if not shot:
+        _shoot(page, ".kubenb-resource-table", "table.png")
+    final = _read(page)
     counts = {int(s["rowCount"]) for s in samples if s["rowCount"] is not None}
     calls = [int(s["handlerCalls"]) for s in samples if s["handlerCalls"] is not None]
     assert max(s["rows"] for s in samples) > 0                      # the table shows rows
-    assert len(counts) > 1, counts                                  # ... and their count moves
-    assert calls and int(final["handlerCalls"]) > calls[0]          # pipeline counters move
+    assert len(counts) > 1, (counts, len(samples), [s["rows"] for s in samples])  # it moves
+    assert calls and int(final["handlerCalls"]) > calls[0]          # diagram counters move
+    assert any(s["changed"] for s in samples)                       # changed rows marked
+    seen = set()
+    for sample in [*samples, final]:                                # colours follow status
+        for text, css, colour in sample["status"]:
+            tone = status_tone(text)
+            seen.add(tone)
+            assert f"kubenb-status-{tone}" in css and colour == TONE_COLOURS[tone], (
+                text, css, colour)
+    assert "ok" in seen and len(seen) > 1, seen
+    _no_errors(page)
+
+    # the controller view: the picture with the controller's half lit, and its queue
+    page.locator(".kubenb-diagram svg .kubenb-box-process").first.click()
+    page.wait_for_selector(".kubenb-inspector-process", state="attached", timeout=30_000)
+    assert page.locator('.kubenb-diagram svg[data-lower="on"]').count() >= 1
+    _shoot(page, ".kubenb-diagram", "controller.png")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "03_widgets.png"), full_page=True)
+
+    _cleanup_and_check_closed(page)
+    _no_errors(page)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import urllib.request
@@ -52,6 +53,58 @@ def test_notebooks_execute_runs_each_against_an_embedded_kubeconfig(
     assert ok.cells[0].outputs[0]["text"].strip() == "pods seen: 12"
     failed = nbformat.read(out / "02_fails.ipynb", as_version=4)  # written even when failing
     assert failed.cells[1].outputs[0]["output_type"] == "error"
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.skipif(os.name != "posix", reason="kernels use TCP where there are no Unix sockets")
+def test_notebooks_execute_prints_no_kernel_transport_warning(tmp_path: Path) -> None:
+    """The kernels talk over Unix sockets: no "running over TCP without encryption" warning
+    for a newcomer to read as an error (it came once per notebook)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    _notebook(src / "01_one.ipynb", "print('one')")
+    _notebook(src / "02_two.ipynb", "print('two')")
+    run = subprocess.run([sys.executable, "-m", "kubenb", "notebooks", "--execute", "--dir",
+                          str(src), "--out", str(tmp_path / "out")], capture_output=True,
+                         text=True, timeout=110,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep
+                                  + os.environ.get("PYTHONPATH", "")))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.count("  ok ") == 2
+    assert "without encryption" not in run.stderr + run.stdout
+    assert "WARNING" not in run.stderr, run.stderr
+
+
+def _listening(host: str = "127.0.0.1") -> socket.socket:
+    sock = socket.socket()
+    sock.bind((host, 0))
+    sock.listen()
+    return sock
+
+
+def test_tour_port_takes_the_next_free_port_when_the_default_is_taken(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    with _listening() as taken:
+        port = taken.getsockname()[1]
+        monkeypatch.setattr(cli, "TOUR_PORT", port)
+        chosen = cli.tour_port("127.0.0.1", None)
+        assert chosen != port and chosen > port and cli.port_is_free("127.0.0.1", chosen)
+
+
+def test_tour_port_keeps_the_default_when_it_is_free(monkeypatch: pytest.MonkeyPatch) -> None:
+    port = cli.free_port()
+    monkeypatch.setattr(cli, "TOUR_PORT", port)
+    assert cli.tour_port("127.0.0.1", None) == port
+
+
+def test_tour_on_a_port_the_user_chose_and_is_taken_fails_saying_so(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("jupyterlab")
+    with _listening() as taken:
+        port = taken.getsockname()[1]
+        assert cli.main(["tour", "--port", str(port), "--no-browser"]) == 1
+    err = capsys.readouterr().err
+    assert f"port {port} on 127.0.0.1 is in use" in err and "--port" in err
 
 
 def test_notebooks_names_select_by_number_or_stem(tmp_path: Path) -> None:

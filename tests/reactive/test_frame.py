@@ -341,3 +341,16 @@ def test_a_view_may_close_itself_from_its_own_observer(shared: bool) -> None:
     assert frame.pending() == 0 and list(frame.df.index) == ["a"]
     if publisher is not None:
         publisher.stop()
+
+
+def test_a_frame_of_a_built_in_informer_gets_kubectls_columns_even_when_empty() -> None:
+    """List items carry no kind, and an empty cache has no object to ask: the frame reads
+    the kind from the informer's resource, so pods show READY / STATUS / RESTARTS."""
+    with kubenb.embedded() as cluster:
+        informer = cluster.informer("pods", namespace="empty")
+        frame = LiveFrame(informer, with_namespace=True)
+        try:
+            assert frame.kind == "Pod"
+            assert {"READY", "STATUS", "RESTARTS", "AGE"} <= set(frame.columns.names)
+        finally:
+            frame.close()

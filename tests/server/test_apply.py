@@ -161,8 +161,6 @@ def test_apply_to_custom_resources_and_status(api: Api) -> None:
      "Secret"),
     ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n", {"fieldManager": "m"}, 400,
      "does not match"),
-    ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
-     {"fieldManager": "m", "force": "maybe"}, 400, "force"),
     ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: other\n",
      {"fieldManager": "m"}, 400, "namespace"),
     ("- just\n- a list\n", {"fieldManager": "m"}, 400, "object"),
@@ -181,15 +179,16 @@ def test_force_is_only_for_apply_and_updates_track_managers(api: Api) -> None:
     assert forced.status_code == 422
     assert forced.json()["details"]["causes"][0]["field"] == "force"
     created = api.get(f"{CMS}/cm").json()
+    # create_cm sends `labels: {}`: an empty omitempty map, which the typed object (and so
+    # managedFields) does not hold, as Go's decoding and encoding leave it out
     assert managers(created) == [("python-requests", "Update",
-                                  {"f:data": {".": {}, "f:a": {}}, "f:metadata": {
-                                      "f:labels": {}}})]
+                                  {"f:data": {".": {}, "f:a": {}}})]
     put = api.put(f"{CMS}/cm", dict(created, data={"b": "2"}),
                   headers={"User-Agent": "editor/1.0"})
     assert put.status_code == 200
     assert [(m, f) for m, _, f in managers(put.json())] == [
         ("editor", {"f:data": {"f:b": {}}}),
-        ("python-requests", {"f:data": {}, "f:metadata": {"f:labels": {}}})]
+        ("python-requests", {"f:data": {}})]
     reset = api.put(f"{CMS}/cm", dict(put.json(), metadata=dict(
         put.json()["metadata"], managedFields=[{}])))
     assert "managedFields" not in reset.json()["metadata"]

@@ -83,7 +83,8 @@ def test_generation_starts_at_1_and_bumps_on_spec_change_only(api: Api) -> None:
            "status": {"replicas": 9}}
     obj = api.post(path, dep).json()
     assert obj["metadata"]["generation"] == 1
-    assert "status" not in obj  # status is not settable on create
+    # status is not settable on create: it starts empty (objects/deployment-create.json)
+    assert obj["status"] == fixture_body("objects/deployment-create.json")["status"] == {}
     obj["metadata"]["labels"] = {"changed": "metadata"}
     obj = api.put(f"{path}/web", obj).json()
     assert obj["metadata"]["generation"] == 1
@@ -116,6 +117,17 @@ def test_cluster_scoped_crud(api: Api) -> None:
     assert api.get("/api/v1/nodes/n1").status_code == 404
 
 
+_TEMPLATE = {"metadata": {"labels": {"app": "x"}},
+             "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+_WORKLOAD = {"spec": {"selector": {"matchLabels": {"app": "x"}}, "template": _TEMPLATE}}
+# What the real server requires of each kind (compare errors/invalid-pod-multiple-causes-422).
+VALID: dict[str, dict] = {
+    "services": {"spec": {"ports": [{"port": 80}]}}, "pods": {"spec": _TEMPLATE["spec"]},
+    "deployments": _WORKLOAD, "replicasets": _WORKLOAD, "statefulsets": _WORKLOAD,
+    "daemonsets": _WORKLOAD}
+POD_SPEC = _TEMPLATE["spec"]
+
+
 @pytest.mark.parametrize("plural,group", [
     ("configmaps", ""), ("secrets", ""), ("services", ""), ("serviceaccounts", ""),
     ("events", ""), ("pods", ""), ("deployments", "apps"), ("replicasets", "apps"),
@@ -124,11 +136,12 @@ def test_cluster_scoped_crud(api: Api) -> None:
 def test_every_namespaced_builtin_round_trips(api: Api, plural: str, group: str) -> None:
     base = f"/apis/{group}/v1" if group else "/api/v1"
     path = f"{base}/namespaces/default/{plural}"
-    created = api.post(path, {"metadata": {"name": "x1"}})
+    created = api.post(path, {"metadata": {"name": "x1"}, **VALID.get(plural, {})})
     assert created.status_code == 201, created.text
     assert created.json()["apiVersion"] == (f"{group}/v1" if group else "v1")
     assert api.get(f"{path}/x1").json()["metadata"]["uid"] == created.json()["metadata"]["uid"]
-    assert [i["metadata"]["name"] for i in api.get(path).json()["items"]] == ["x1"]
+    listed = [i["metadata"]["name"] for i in api.get(path).json()["items"]]
+    assert [n for n in listed if n != "kubernetes"] == ["x1"]  # the server's own Service
     updated = api.put(f"{path}/x1", dict(created.json(), metadata=dict(
         created.json()["metadata"], labels={"u": "1"})))
     assert updated.status_code == 200 and updated.json()["metadata"]["labels"] == {"u": "1"}
@@ -139,7 +152,7 @@ def test_every_namespaced_builtin_round_trips(api: Api, plural: str, group: str)
 def test_all_namespaces_list(api: Api) -> None:
     api.post("/api/v1/namespaces", {"metadata": {"name": "b"}})
     for ns in ("default", "b"):
-        api.post(f"/api/v1/namespaces/{ns}/pods", {"metadata": {"name": "p"}})
+        api.post(f"/api/v1/namespaces/{ns}/pods", {"metadata": {"name": "p"}, "spec": POD_SPEC})
     items = api.get("/api/v1/pods").json()["items"]
     assert [(i["metadata"]["namespace"], i["metadata"]["name"]) for i in items] == [
         ("b", "p"), ("default", "p")]
@@ -239,7 +252,8 @@ def test_delete_answers_like_the_real_server(api: Api) -> None:
     real = fixture_body("writes/delete-configmap.json")
     assert list(status) == list(real) and list(status["details"]) == list(real["details"])
     assert status["details"]["uid"] == cm["metadata"]["uid"]
-    api.post("/api/v1/namespaces/default/pods", {"metadata": {"name": "short-lived"}})
+    api.post("/api/v1/namespaces/default/pods", {"metadata": {"name": "short-lived"},
+                                                 "spec": POD_SPEC})
     pod = api.delete("/api/v1/namespaces/default/pods/short-lived").json()
     assert pod["kind"] == "Pod" and pod["metadata"]["deletionGracePeriodSeconds"] == 0
     assert "deletionTimestamp" in pod["metadata"]

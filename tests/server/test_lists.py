@@ -47,9 +47,11 @@ def test_field_selectors(api: Api) -> None:
 
 
 def test_pod_field_selectors(api: Api) -> None:
+    containers = [{"name": "c", "image": "nginx"}]  # a pod needs one (the real server's 422)
     api.post(PODS, {"metadata": {"name": "pending", "labels": {"release": "standalone"}},
-                    "spec": {"containers": []}})
-    api.post(PODS, {"metadata": {"name": "placed"}, "spec": {"nodeName": "n1"}})
+                    "spec": {"containers": containers}})
+    api.post(PODS, {"metadata": {"name": "placed"},
+                    "spec": {"nodeName": "n1", "containers": containers}})
     pod = api.get(f"{PODS}/placed").json()
     api.put(f"{PODS}/placed/status", dict(pod, status={"phase": "Running"}))
     assert names(api.get(PODS, params={"fieldSelector": "status.phase=Pending"})) == ["pending"]

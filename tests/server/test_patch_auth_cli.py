@@ -65,7 +65,11 @@ def test_strategic_merge_patch_merges_containers_by_name(api: Api) -> None:
 
 
 def test_status_subresource_patch_leaves_spec_and_generation(api: Api) -> None:
-    api.post(DEPLOY, {"metadata": {"name": "d"}, "spec": {"replicas": 1}})
+    template = {"metadata": {"labels": {"app": "d"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+    created = api.post(DEPLOY, {"metadata": {"name": "d"}, "spec": {
+        "replicas": 1, "selector": {"matchLabels": {"app": "d"}}, "template": template}})
+    assert created.status_code == 201, created.text
     out = api.patch(f"{DEPLOY}/d/status", {"status": {"replicas": 1}, "spec": {"replicas": 5}})
     assert out.status_code == 200
     assert out.json()["status"] == {"replicas": 1}

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import re
 import threading
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import kubenb.workqueue as wq
 from kubenb.clock import FakeClock
 from kubenb.errors import KubenbError, SelectorError
+from kubenb.printers import BUILTIN_RESOURCES, DEFAULT_PRINTER, kind_for_resource, printer_for
 from kubenb.reactive.frame import LiveFrame
 from kubenb.reactive.publisher import Publisher
 from kubenb.widgets import (
@@ -20,7 +24,13 @@ from kubenb.widgets import (
     WorkqueueView,
     to_yaml,
 )
-from tests.helpers import wait_until
+from kubenb.widgets.table import _cell, informer_kind, status_tone
+from tests import helpers
+
+
+def wait_until(predicate, timeout: float = 30.0, what: str = "") -> None:
+    """helpers.wait_until with a deadline generous enough for a loaded machine."""
+    helpers.wait_until(predicate, timeout=timeout, what=what)
 
 
 def _cm(name: str, namespace: str = "default", **labels: str) -> dict:
@@ -99,7 +109,7 @@ def test_resource_table_max_rows_bounds_the_rendered_rows(cluster) -> None:
     table = ResourceTable(frame, max_rows=5)
     try:
         wait_until(lambda: table.matched == 12, what="12 rows")
-        assert len(table.visible_keys) == 5 and table.body.value.count('class="kubenb-row"') == 5
+        assert len(table.visible_keys) == 5 and table.body.value.count('<tr class="kubenb-row') == 5
         assert "12 of 12 rows (showing 5)" in table.row_count.value
     finally:
         table.close()
@@ -110,6 +120,120 @@ def test_resource_table_max_rows_bounds_the_rendered_rows(cluster) -> None:
 def test_resource_table_rejects_what_it_cannot_show() -> None:
     with pytest.raises(KubenbError, match="LiveFrame or an informer"):
         ResourceTable(object())
+
+
+def _status_of(table: ResourceTable, key: str) -> tuple[str, str]:
+    row = table.body.value[table.body.value.index(f'data-key="{key}"'):]
+    row = row[:row.index("</tr>")]
+    match = re.search(r'kubenb-status kubenb-status-(\w+)" data-status="([^"]*)"', row)
+    assert match, row
+    return match.group(1), match.group(2)
+
+
+def test_resource_table_of_pods_shows_kubectls_columns_coloured_by_status(cluster) -> None:
+    """Given only an informer (whose list items carry no kind), the table still finds
+    the kind and shows NAME READY STATUS RESTARTS AGE, with AGE as kubectl writes it
+    and STATUS coloured; rows the last batch changed are marked."""
+    cluster.server.seed_objects(3, seed=6)
+    cluster.server.seed_objects(1, seed=7, running=False)
+    pods = cluster.informer("pods")
+    table = ResourceTable(pods, mark_seconds=0)
+    try:
+        assert table.frame.kind == "Pod"
+        assert list(table.frame.columns.names) == ["NAMESPACE", "NAME", "READY", "STATUS",
+                                                   "RESTARTS", "AGE"]
+        wait_until(lambda: table.frame.synced and table.matched == 4, what="4 rows, synced")
+        body = table.body.value
+        assert "<th" in body and ">AGE</th>" in body and "days" not in body
+        ages = re.findall(r'<td style="padding:1px 10px 1px 4px">(\d+[smhd][^<]*)</td></tr>',
+                          body)
+        assert len(ages) == 4, body                      # "0s", "1s": kubectl's durations
+        tones = sorted(_status_of(table, k) for k in table.visible_keys)
+        assert tones == [("ok", "Running")] * 3 + [("warn", "Pending")]
+        assert "kubenb-row-changed" not in body          # nothing changed since it was made
+        api = cluster.resource("pods").namespace("default")
+        name = api.list()["items"][0]["metadata"]["name"]
+        for phase, tone in (("Failed", "bad"), ("Succeeded", "done")):
+            pod = api.get(name)
+            pod["status"]["phase"] = phase
+            api.update_status(pod)
+            wait_until(lambda phase=phase: phase in table.body.value, what=phase)
+            assert _status_of(table, f"default/{name}")[0] == tone
+            marked = re.findall(r'class="kubenb-row kubenb-row-changed" data-key="([^"]+)"',
+                                table.body.value)
+            assert marked == [f"default/{name}"]
+            assert "1 changed in the last batch" in table.row_count.value
+        layout = table.body.layout                     # the widget scrolls, not its value:
+        assert (layout.height, layout.overflow) == ("320px", "auto")  # re-renders keep it
+        assert "overflow" not in table.body.value
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize(("text", "tone"), [
+    ("Running", "ok"), ("Active", "ok"), ("Ready", "ok"), ("Pending", "warn"),
+    ("ContainerCreating", "warn"), ("Init:0/1", "warn"), ("Terminating", "warn"),
+    ("Failed", "bad"), ("CrashLoopBackOff", "bad"), ("ImagePullBackOff", "bad"),
+    ("ErrImagePull", "bad"), ("Error", "bad"), ("OOMKilled", "bad"), ("Init:Error", "bad"),
+    ("NotReady", "warn"), ("Succeeded", "done"), ("Completed", "done"), ("", ""),
+    ("1/2", ""),
+])
+def test_status_tones_read_as_kubectl_users_read_them(text: str, tone: str) -> None:
+    assert status_tone(text) == tone
+
+
+def test_cells_show_durations_as_kubectl_does() -> None:
+    assert _cell(pd.Timedelta(seconds=5)) == "5s"
+    assert _cell(np.timedelta64(190, "s")) == "3m10s"
+    assert _cell(pd.Timedelta(days=2, hours=4)) == "2d4h"
+    assert _cell(pd.NaT) == "" and _cell(None) == "" and _cell(float("nan")) == ""
+
+
+def test_informer_kind_from_its_list_watch(cluster) -> None:
+    assert informer_kind(cluster.informer("pods")) == ("Pod", "")
+    assert informer_kind(cluster.informer("deployments")) == ("Deployment", "apps")
+    assert informer_kind(cluster.informer("customresourcedefinitions")) == (None, "")
+    for (group, _resource), kind in BUILTIN_RESOURCES.items():
+        assert printer_for(kind, group) is not DEFAULT_PRINTER, kind
+        assert kind_for_resource(_resource, group) == kind
+
+
+def test_sort_toggle_says_the_order_it_sorts_in(cluster) -> None:
+    cluster.server.seed_objects(3, kind="configmaps")
+    table = ResourceTable(cluster.informer("configmaps"), sort_by="NAME")
+    try:
+        wait_until(lambda: table.matched == 3, what="3 rows")
+        assert table.ascending.description == "ascending"
+        first = table.visible_keys[0]
+        table.ascending.value = False
+        assert table.ascending.description == "descending"
+        assert table.visible_keys[-1] == first
+        assert "sort ascending" in table.ascending.tooltip
+    finally:
+        table.close()
+
+
+def test_search_matches_cells_as_shown(cluster) -> None:
+    cluster.server.seed_objects(2, seed=3)
+    table = ResourceTable(cluster.informer("pods"))
+    try:
+        wait_until(lambda: table.matched == 2, what="2 rows")
+        table.search.value = "days"                      # the raw Timedelta's text
+        assert table.matched == 0
+        table.search.value = "running"
+        assert table.matched == 2
+    finally:
+        table.close()
+
+
+def test_object_view_hides_managed_fields_in_a_fixed_height_box() -> None:
+    obj = {"apiVersion": "v1", "kind": "ConfigMap",
+           "metadata": {"name": "c", "managedFields": [{"manager": "kubectl"}]}}
+    view = ObjectView(obj)
+    assert "managedFields" not in view.widget.value and "name: c" in view.widget.value
+    assert (view.widget.layout.height, view.widget.layout.overflow) == ("260px", "auto")
+    assert "managedFields" in to_yaml(obj, show_managed_fields=True)
+    assert obj["metadata"]["managedFields"]              # the cached object is untouched
 
 
 def test_object_view_masks_secret_values() -> None:
@@ -156,14 +280,13 @@ def test_pipeline_view_boxes_follow_every_stage(cluster) -> None:
         assert view.counters("indexer")["items"] == 3
         assert view.counters("handlers")["calls"] == 3
         assert view.counters("workqueue")["depth"] == 3
-        assert 'kubenb-counter-indexer-items" data-value="3"' in view.boxes["indexer"].value
+        assert 'kubenb-counter-indexer-items" data-value="3"' in view.svg.value
         item, _ = queue.get()
         cms.create(_cm("d"))
         wait_until(lambda: len(informer.get_indexer().list()) == 4, what="the new object")
         view.refresh()
         assert view.counters("workqueue")["processing"] == 1
-        assert 'kubenb-counter-workqueue-processing" data-value="1"' in \
-            view.boxes["workqueue"].value
+        assert 'kubenb-counter-workqueue-processing" data-value="1"' in view.svg.value
         # clicking a box's button shows what changed in it, newest first
         view.buttons["indexer"].click()
         assert view.selected == "indexer"
@@ -198,7 +321,7 @@ def test_pipeline_view_shows_the_reflector_healing_after_a_compaction(cluster) -
         view.refresh()
         reflector = view.counters("reflector")
         assert reflector["relists"] >= 1
-        assert 'kubenb-counter-reflector-relists" data-value="' in view.boxes["reflector"].value
+        assert 'kubenb-counter-reflector-relists" data-value="' in view.svg.value
         view.select("reflector")
         assert "relists +" in view.detail.value
     finally:
@@ -298,6 +421,9 @@ def test_event_log_records_filters_and_bounds_events(cluster) -> None:
         assert [e.type for e in log.visible()] == ["DELETED", "MODIFIED"]
         assert log.lines.value.count('class="kubenb-event ') == 2
         assert "4 kept, 5 seen" in log.count.value
+        # wall-clock times (not the monotonic clock's seconds), in a fixed-height box
+        assert re.search(r"<td>\d\d:\d\d:\d\d\.\d{3}</td>", log.lines.value)
+        assert (log.lines.layout.height, log.lines.layout.overflow) == ("260px", "auto")
     finally:
         log.close()
 
@@ -328,7 +454,9 @@ def test_server_controls_buttons_drive_the_fault_switches(cluster) -> None:
     controls = ServerControls(cluster, rate=50.0, kinds=("configmaps",))
     try:
         assert "kubenb-server-controls" in controls.widget._dom_classes
-        wait_until(lambda: informer.stats()["reflector"].get("watches", 0) >= 1)
+        # the server holds the watch (the Reflector counts it when it asks, a bit earlier)
+        wait_until(lambda: informer.stats()["reflector"].get("watches", 0) >= 1
+                   and cluster.server.storage.watch_count >= 1, what="an open watch")
         controls.buttons["drop-watches"].click()
         assert "watches dropped" in controls.last_action
         assert cluster.server.faults.stats()["watches_dropped"] >= 1

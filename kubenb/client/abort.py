@@ -1,0 +1,150 @@
+"""Aborting in-flight HTTP requests from another thread (what cancelling a Go context does).
+
+A thread blocked in `requests` (waiting for a slow LIST, reading a large body) cannot
+be interrupted from outside, except by shutting its socket down. `AbortScope` makes
+that possible without threading a cancel argument through every call:
+
+    with AbortScope() as scope:      # on the thread that makes the requests
+        client.list(...)             # another thread may call scope.abort()
+
+While a scope is entered on a thread, every connection that thread sends a request
+on is registered with it, by the connection classes that `install` puts into
+kubenb's sessions. `abort()` (from any thread) shuts those sockets down: the blocked
+call fails at once with `RequestAborted`, and later requests in the scope fail
+before they are sent. A connection that went back to the pool belongs to whoever
+sends on it next, so aborting one scope never breaks another thread's request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from typing import Any
+
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.response import HTTPResponse
+
+from kubenb.errors import KubenbError
+
+_local = threading.local()
+_lock = threading.Lock()  # who owns which connection; abort vs. a new request
+
+
+class RequestAborted(KubenbError):
+    """The request was aborted from another thread (its `AbortScope` was aborted)."""
+
+
+class AbortScope:
+    """Requests made on this thread while the scope is entered can be aborted."""
+
+    def __init__(self, description: str = "") -> None:
+        self.description = description
+        self._connections: set[AbortableHTTPConnection] = set()
+        self._aborted = False
+        self._closed = False
+        self._previous: AbortScope | None = None
+
+    def __repr__(self) -> str:
+        state = "aborted" if self._aborted else "closed" if self._closed else "open"
+        return f"AbortScope({self.description!r}, {state})"
+
+    def __enter__(self) -> AbortScope:
+        self._previous = getattr(_local, "scope", None)
+        _local.scope = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _local.scope = self._previous
+        with _lock:
+            self._closed = True
+            for conn in self._connections:
+                if conn._kubenb_scope is self:
+                    conn._kubenb_scope = None
+            self._connections.clear()
+
+    @property
+    def aborted(self) -> bool:
+        return self._aborted
+
+    def abort(self) -> int:
+        """Shut down the sockets of this scope's requests; returns how many were open.
+
+        Idempotent, callable from any thread, a no-op once the scope was exited."""
+        with _lock:
+            if self._closed:
+                return 0
+            self._aborted = True
+            owned = [c for c in self._connections if c._kubenb_scope is self]
+            for conn in owned:
+                conn._kubenb_shut = True
+                sock = conn.sock
+                if sock is not None:
+                    with contextlib.suppress(OSError):
+                        sock.shutdown(socket.SHUT_RDWR)
+        return len(owned)
+
+    def _error(self) -> RequestAborted:
+        what = f" of {self.description}" if self.description else ""
+        return RequestAborted(f"request{what} aborted: the caller stopped")
+
+
+def current_scope() -> AbortScope | None:
+    """The scope entered on this thread, if any."""
+    return getattr(_local, "scope", None)
+
+
+class AbortableHTTPConnection(HTTPConnection):
+    """Registers itself with the sending thread's `AbortScope` for each request."""
+
+    _kubenb_scope: AbortScope | None = None
+    _kubenb_shut = False  # its socket was shut down by an abort
+
+    def request(self, method: str, url: str, body: Any = None,
+                headers: Any = None, **kwargs: Any) -> None:
+        scope = current_scope()
+        with _lock:
+            stale = self._kubenb_shut
+            self._kubenb_shut = False
+            self._kubenb_scope = None
+            if scope is not None and not scope._closed:
+                if scope._aborted:
+                    raise scope._error()
+                self._kubenb_scope = scope
+                scope._connections.add(self)
+        if stale:  # aborted while it was idle in the pool: start on a fresh socket
+            self.close()
+        super().request(method, url, body=body, headers=headers, **kwargs)
+
+    def getresponse(self) -> HTTPResponse:  # type: ignore[override]  # (as urllib3 does)
+        try:
+            return super().getresponse()
+        except Exception as err:
+            scope = self._kubenb_scope
+            if scope is not None and scope.aborted:
+                raise scope._error() from err
+            raise
+
+
+class AbortableHTTPSConnection(AbortableHTTPConnection, HTTPSConnection):
+    pass
+
+
+class AbortableHTTPConnectionPool(HTTPConnectionPool):
+    ConnectionCls = AbortableHTTPConnection
+
+
+class AbortableHTTPSConnectionPool(HTTPSConnectionPool):
+    ConnectionCls = AbortableHTTPSConnection
+
+
+_DEFAULT_POOLS = {"http": HTTPConnectionPool, "https": HTTPSConnectionPool}
+_ABORTABLE_POOLS = {"http": AbortableHTTPConnectionPool, "https": AbortableHTTPSConnectionPool}
+
+
+def install(pool_manager: Any) -> None:
+    """Make the pools `pool_manager` creates from now on abortable (a urllib3 PoolManager
+    or ProxyManager; managers with their own pool classes, e.g. SOCKS, are left alone)."""
+    if dict(getattr(pool_manager, "pool_classes_by_scheme", {})) == _DEFAULT_POOLS:
+        pool_manager.pool_classes_by_scheme = dict(_ABORTABLE_POOLS)

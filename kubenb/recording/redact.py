@@ -1,0 +1,108 @@
+"""Redaction: what a recording must not keep, removed before a line is written.
+
+A recording is a file people share, so by default a Secret's `data` and `stringData`
+values (and its `kubectl.kubernetes.io/last-applied-configuration` annotation, which
+holds the same data) are replaced by "<redacted>"; the keys stay, so a reader still
+sees which keys a Secret has. Any other field can be named: `"spec.template"`,
+`"metadata.annotations.example\\.com/token"` (a backslash keeps a dot inside a key),
+or a tuple of keys. A path that meets a list applies to every element
+(`"spec.containers.env"` redacts the env of every container).
+
+Objects are never changed in place: the informer keeps the original, the file gets a
+copy with the named values replaced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from kubenb.recording.format import RecordingError, ResourceSpec
+
+REDACTED = "<redacted>"
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+FieldPath = tuple[str, ...]
+_SECRET_PATHS: tuple[FieldPath, ...] = (("data",), ("stringData",),
+                                        ("metadata", "annotations", LAST_APPLIED))
+
+
+def parse_field_path(path: str | Sequence[str]) -> FieldPath:
+    """`"a.b\\.c"` -> ("a", "b.c"); a sequence of keys is taken as it is."""
+    if isinstance(path, str):
+        parts: list[str] = []
+        current = ""
+        escaped = False
+        for ch in path:
+            if escaped:
+                current += ch
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == ".":
+                parts.append(current)
+                current = ""
+            else:
+                current += ch
+        parts.append(current)
+        keys: tuple[str, ...] = tuple(parts)
+    else:
+        keys = tuple(str(k) for k in path)
+    if not keys or any(not k for k in keys):
+        raise RecordingError(f"cannot redact {path!r}: a field path is keys joined by dots, "
+                             "like 'spec.template' (use '\\.' for a dot inside a key)")
+    return keys
+
+
+def _replace(value: Any, path: FieldPath, whole_values: bool) -> Any:
+    """`value` with what `path` names replaced (a copy along the path; None: untouched)."""
+    if isinstance(value, list):
+        changed = False
+        out = []
+        for item in value:
+            new = _replace(item, path, whole_values)
+            changed = changed or new is not item
+            out.append(new)
+        return out if changed else value
+    if not isinstance(value, dict) or path[0] not in value:
+        return value
+    head, rest = path[0], path[1:]
+    inner = value[head]
+    if rest:
+        new = _replace(inner, rest, whole_values)
+        if new is inner:
+            return value
+    elif not whole_values and isinstance(inner, dict):
+        new = {k: REDACTED for k in inner}  # keep the keys of a Secret's data
+    else:
+        new = REDACTED
+    return {**value, head: new}
+
+
+class Redactor:
+    """Removes Secret values (unless `secrets=False`) and the named `fields`."""
+
+    def __init__(self, fields: Sequence[str | Sequence[str]] = (), secrets: bool = True) -> None:
+        self.fields: tuple[FieldPath, ...] = tuple(parse_field_path(f) for f in fields)
+        self.secrets = secrets
+
+    def describe(self) -> dict[str, Any]:
+        """What the header says about redaction."""
+        return {"secrets": self.secrets, "marker": REDACTED,
+                "fields": [".".join(k.replace(".", "\\.") for k in f) for f in self.fields]}
+
+    def for_resource(self, spec: ResourceSpec) -> Callable[[Any], Any] | None:
+        """The redaction for one recorded resource, or None when it has nothing to do."""
+        secret = self.secrets and spec.resource == "secrets" and spec.group == ""
+        if not (secret or self.fields):
+            return None
+        fields = self.fields
+
+        def redact(obj: Any) -> Any:
+            if secret or (self.secrets and isinstance(obj, dict) and obj.get("kind") == "Secret"):
+                for path in _SECRET_PATHS:
+                    obj = _replace(obj, path, whole_values=False)
+            for path in fields:
+                obj = _replace(obj, path, whole_values=True)
+            return obj
+
+        return redact

@@ -1,0 +1,323 @@
+"""What the embedded server answers without storing: reviews, bindings, evictions, and the
+subresources that would reach a kubelet.
+
+kube-apiserver serves a few resources that are questions, not objects: "who am I?"
+(SelfSubjectReview, what `kubectl auth whoami` asks), "may I?" (SelfSubjectAccessReview,
+`kubectl auth can-i`), "is this token good?" (TokenReview). It also has subresources that
+act on a pod (`binding` schedules it, `eviction` deletes it) and some that are proxied to
+the node's kubelet (`log`, `exec`, `attach`, `portforward`, `proxy`).
+
+The embedded server has one user, an administrator, and authorizes every request it
+authenticates (no RBAC: Roles and RoleBindings are stored, not enforced), so every access
+review is allowed. It runs no kubelet and no container runtime, so `kubectl logs`, `exec`,
+`attach` and `port-forward` get a 400 Status that says so, and `proxy` a 503.
+"""
+
+from __future__ import annotations
+
+import copy
+import hmac
+from typing import Any
+
+from kubenb.server import errors
+from kubenb.server.apply import Manager
+from kubenb.server.defaults import ADMIN_USER
+from kubenb.server.encoding import now_rfc3339
+from kubenb.server.patch import (
+    JSON_PATCH,
+    MERGE_PATCH,
+    STRATEGIC_PATCH,
+    PatchError,
+    PatchFormatError,
+    json_patch,
+    merge_patch,
+    strategic_merge_patch,
+)
+from kubenb.server.resources import ResourceType
+from kubenb.server.rest import Registry
+
+Obj = dict[str, Any]
+
+SUBRESOURCES = ("attach", "binding", "ephemeralcontainers", "eviction", "exec", "log",
+                "portforward", "proxy", "finalize", "token", "approval")
+"""The subresources answered here (status and scale are the generic registry's)."""
+
+NO_RUNTIME = ("the kubenb embedded API server has no container runtime: no kubelet runs "
+              "containers for its pods")
+_RUNTIME_VERBS = {"log": "read the logs of", "exec": "exec into", "attach": "attach to",
+                  "portforward": "forward ports to"}
+_ALLOWED_REASON = "the kubenb embedded API server allows every authenticated request (no RBAC)"
+
+
+def serve(registry: Registry, rtype: ResourceType, namespace: str, name: str,
+          subresource: str, method: str, body: Any, params: dict[str, str],
+          manager: Manager, server_token: str | None = None) -> tuple[int, Obj]:
+    """(HTTP status, answer) for a virtual resource or one of SUBRESOURCES.
+
+    `server_token` is the bearer token the server requires (None: it requires none and
+    every request is the administrator's), for TokenReview."""
+    if not rtype.stored:
+        return _virtual(registry, rtype, namespace, name, method, body, server_token)
+    if subresource in _RUNTIME_VERBS:
+        return _runtime(registry, rtype, namespace, name, subresource, method, params)
+    if subresource == "proxy":
+        registry.get(rtype, namespace, name)  # 404 first, as the real server
+        raise errors.StatusError(errors.status_body(
+            503, "ServiceUnavailable",
+            f'cannot proxy to {rtype.singular} "{name}": nothing listens behind it ('
+            f"{NO_RUNTIME}, and no network)"))
+    handler = {"binding": _binding_sub, "eviction": _eviction,
+               "ephemeralcontainers": _ephemeral, "finalize": _finalize,
+               "approval": _approval, "token": _token}[subresource]
+    return handler(registry, rtype, namespace, name, method, body, manager)
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _require(method: str, *allowed: str) -> None:
+    if method not in allowed:
+        raise errors.method_not_allowed()
+
+
+def _meta(body: Any) -> Obj:
+    meta = dict(body.get("metadata") or {}) if isinstance(body, dict) else {}
+    meta.setdefault("creationTimestamp", None)
+    return meta
+
+
+def _object(body: Any, kind: str) -> Obj:
+    if body is None:
+        return {}
+    if not isinstance(body, dict):
+        raise errors.bad_request(f"the object provided is unrecognized (must be of type "
+                                 f"{kind}): expected an object")
+    sent = body.get("kind")
+    if sent and sent != kind:
+        raise errors.bad_request(f'{sent} in version "{body.get("apiVersion", "")}" cannot be '
+                                 f"handled as a {kind}")
+    return body
+
+
+# -- reviews and other virtual resources -------------------------------------------------------
+
+
+def _virtual(registry: Registry, rtype: ResourceType, namespace: str, name: str, method: str,
+             body: Any, server_token: str | None) -> tuple[int, Obj]:
+    if rtype.kind == "ComponentStatus":
+        _require(method, "GET")
+        if name:  # nothing to report: no scheduler, controller-manager or etcd of its own
+            raise errors.not_found(rtype.plural, name)
+        return 200, {"kind": "ComponentStatusList", "apiVersion": "v1", "metadata": {},
+                     "items": []}
+    _require(method, "POST")
+    if name:
+        raise errors.method_not_allowed()
+    obj = _object(body, rtype.kind)
+    out: Obj = {"kind": rtype.kind, "apiVersion": rtype.group_version, "metadata": _meta(obj)}
+    spec = _as_dict(obj.get("spec"))
+    if rtype.kind == "Binding":
+        _bind(registry, namespace, str((obj.get("metadata") or {}).get("name") or ""), obj)
+        return 201, _success(201)
+    if rtype.kind == "SelfSubjectReview":
+        out["metadata"]["creationTimestamp"] = now_rfc3339()
+        out["status"] = {"userInfo": copy.deepcopy(ADMIN_USER)}
+        return 201, out
+    if rtype.kind == "TokenReview":
+        out["spec"] = spec
+        token = str(spec.get("token") or "")
+        known = bool(token) and (server_token is None or hmac.compare_digest(
+            token.encode(), server_token.encode()))
+        out["status"] = {"authenticated": True, "user": copy.deepcopy(ADMIN_USER)} if known \
+            else {"authenticated": False, "error": "the token is not the server's"}
+        return 201, out
+    if rtype.kind == "SelfSubjectRulesReview":
+        out["spec"] = spec
+        out["status"] = {
+            "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+            "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
+            "incomplete": False}
+        return 201, out
+    # SubjectAccessReview, SelfSubjectAccessReview, LocalSubjectAccessReview
+    _check_access_review(rtype, namespace, obj, spec)
+    out["spec"] = spec
+    out["status"] = {"allowed": True, "reason": _ALLOWED_REASON}
+    return 201, out
+
+
+def _check_access_review(rtype: ResourceType, namespace: str, obj: Obj, spec: Obj) -> None:
+    name = str((obj.get("metadata") or {}).get("name") or "")
+    resource, non_resource = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
+    causes = []
+    if (resource is None) == (non_resource is None):
+        shown = "null" if resource is None else "{...}"
+        causes.append(errors.cause(
+            "FieldValueInvalid", "spec.resourceAttributes",
+            f'Invalid value: "{shown}": exactly one of nonResourceAttributes or '
+            "resourceAttributes must be specified"))
+    if rtype.kind == "SubjectAccessReview" and not (
+            spec.get("user") or spec.get("groups") or spec.get("uid")):
+        causes.append(errors.cause("FieldValueRequired", "spec.user",
+                                   "Required value: at least one of user or group must be "
+                                   "specified"))
+    if (rtype.kind == "LocalSubjectAccessReview" and isinstance(resource, dict)
+            and resource.get("namespace") != namespace):
+        causes.append(errors.cause(
+            "FieldValueInvalid", "spec.resourceAttributes.namespace",
+            f'Invalid value: "{resource.get("namespace", "")}": must match '
+            f'metadata.namespace "{namespace}"'))
+    if causes:
+        raise errors.invalid(rtype.kind, name, causes, rtype.group)
+
+
+def _success(code: int) -> Obj:
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+            "code": code}
+
+
+# -- pod subresources ----------------------------------------------------------------------------
+
+
+def _pods(registry: Registry) -> ResourceType:
+    pods = registry.types.lookup("", "v1", "pods")
+    assert pods is not None
+    return pods
+
+
+def _bind(registry: Registry, namespace: str, name: str, binding: Obj) -> None:
+    """Schedule a pod: set spec.nodeName once (what a scheduler's Binding does)."""
+    target = _as_dict(binding.get("target"))
+    node = target.get("name")
+    if not node:
+        raise errors.invalid("Binding", name, [errors.cause(
+            "FieldValueRequired", "target.name", "Required value")])
+    pods = _pods(registry)
+    with registry.storage.lock:
+        pod = registry.get(pods, namespace, name)
+        current = (pod.get("spec") or {}).get("nodeName")
+        if current:
+            raise errors.conflict("pods/binding", name, "",
+                                  f'pod {name} is already assigned to node "{current}"')
+        registry.patch(pods, namespace, name, MERGE_PATCH, {"spec": {"nodeName": node}},
+                       manager=Manager("kube-apiserver"))
+
+
+def _binding_sub(registry: Registry, rtype: ResourceType, namespace: str, name: str,
+                 method: str, body: Any, manager: Manager) -> tuple[int, Obj]:
+    _require(method, "POST")
+    binding = _object(body, "Binding")
+    sent = (binding.get("metadata") or {}).get("name")
+    if sent and sent != name:
+        raise errors.bad_request(f"the name of the object ({sent}) does not match the name "
+                                 f"on the URL ({name})")
+    _bind(registry, namespace, name, binding)
+    return 201, _success(201)
+
+
+def _eviction(registry: Registry, rtype: ResourceType, namespace: str, name: str,
+              method: str, body: Any, manager: Manager) -> tuple[int, Obj]:
+    """Delete the pod (PodDisruptionBudgets are not consulted: no controller keeps their
+    status, so every budget would read zero disruptions allowed)."""
+    _require(method, "POST")
+    eviction = _object(body, "Eviction")
+    options = _as_dict(eviction.get("deleteOptions"))
+    registry.delete(rtype, namespace, name, options)
+    return 201, _success(201)
+
+
+def _runtime(registry: Registry, rtype: ResourceType, namespace: str, name: str,
+             subresource: str, method: str, params: dict[str, str]) -> tuple[int, Obj]:
+    _require(method, "GET", "POST")
+    pod = registry.get(rtype, namespace, name)
+    spec = pod.get("spec") or {}
+    containers = [c.get("name") for key in ("containers", "initContainers",
+                                            "ephemeralContainers")
+                  for c in spec.get(key) or [] if isinstance(c, dict)]
+    wanted = params.get("container")
+    if wanted and wanted not in containers:
+        raise errors.bad_request(f"container {wanted} is not valid for pod {name}")
+    raise errors.bad_request(f'cannot {_RUNTIME_VERBS[subresource]} pod "{name}": '
+                             f"{NO_RUNTIME}")
+
+
+def _patched(target: Obj, body: Any, kind: str) -> Obj:
+    patch_type, patch = body
+    try:
+        if patch_type == MERGE_PATCH:
+            return merge_patch(target, patch)
+        if patch_type == JSON_PATCH:
+            return json_patch(target, patch)
+        if patch_type == STRATEGIC_PATCH:
+            return strategic_merge_patch(target, patch, kind)
+    except PatchFormatError as exc:
+        raise errors.bad_request(str(exc)) from None
+    except PatchError:
+        raise errors.StatusError(errors.status_body(
+            422, "Invalid", "the server rejected our request due to an error in our request",
+            {})) from None
+    raise errors.unsupported_media_type()
+
+
+def _incoming(registry: Registry, rtype: ResourceType, namespace: str, name: str,
+              method: str, body: Any) -> tuple[Obj, Obj]:
+    """(stored object, the object the request asks for) of a PUT or PATCH."""
+    _require(method, "GET", "PUT", "PATCH")
+    old = registry.get(rtype, namespace, name)
+    if method == "PATCH":
+        return old, _patched(copy.deepcopy(old), body, rtype.kind)
+    if method == "PUT":
+        return old, _object(body, rtype.kind)
+    return old, old
+
+
+def _ephemeral(registry: Registry, rtype: ResourceType, namespace: str, name: str,
+               method: str, body: Any, manager: Manager) -> tuple[int, Obj]:
+    """Only spec.ephemeralContainers changes through this subresource."""
+    old, new = _incoming(registry, rtype, namespace, name, method, body)
+    if method == "GET":
+        return 200, old
+    wanted = (new.get("spec") or {}).get("ephemeralContainers")
+    updated = copy.deepcopy(old)
+    updated["spec"]["ephemeralContainers"] = wanted or []
+    if not wanted:
+        updated["spec"].pop("ephemeralContainers")
+    return 200, registry.update(rtype, namespace, name, updated, manager=manager)
+
+
+def _finalize(registry: Registry, rtype: ResourceType, namespace: str, name: str,
+              method: str, body: Any, manager: Manager) -> tuple[int, Obj]:
+    """Only spec.finalizers changes (what the namespace controller writes last)."""
+    _require(method, "PUT")
+    old, new = _incoming(registry, rtype, namespace, name, method, body)
+    updated = copy.deepcopy(old)
+    updated["spec"] = dict(updated.get("spec") or {},
+                           finalizers=list((new.get("spec") or {}).get("finalizers") or []))
+    return 200, registry.update(rtype, namespace, name, updated, manager=manager)
+
+
+def _approval(registry: Registry, rtype: ResourceType, namespace: str, name: str,
+              method: str, body: Any, manager: Manager) -> tuple[int, Obj]:
+    """Only status.conditions changes: Approved or Denied (`kubectl certificate approve`)."""
+    old, new = _incoming(registry, rtype, namespace, name, method, body)
+    if method == "GET":
+        return 200, old
+    conditions = (new.get("status") or {}).get("conditions")
+    status = dict(old.get("status") or {})
+    if conditions:
+        status["conditions"] = conditions
+    else:
+        status.pop("conditions", None)
+    updated = dict(copy.deepcopy(old), status=status)
+    return 200, registry.update(rtype, namespace, name, updated, "status", manager)
+
+
+def _token(registry: Registry, rtype: ResourceType, namespace: str, name: str,
+           method: str, body: Any, manager: Manager) -> tuple[int, Obj]:
+    _require(method, "POST")
+    registry.get(rtype, namespace, name)
+    raise errors.StatusError(errors.status_body(
+        403, "Forbidden",
+        f'serviceaccounts "{name}" is forbidden: the kubenb embedded API server issues no '
+        "service account tokens: it knows one user, whose token is in its kubeconfig",
+        {"name": name, "kind": "serviceaccounts"}))
