@@ -4,7 +4,8 @@ A real kubelet runs containers; this one only reports what a kubelet would, so a
 cluster made by `kubenb.embedded()` behaves like a one-node cluster (kind, minikube):
 
 * at start it registers its Node, Ready (`kubectl get nodes` shows it at once);
-* as the scheduler, it binds each Pending pod to its Node (unless the Node is cordoned);
+* as the scheduler, it binds each Pending pod to its Node with a Binding (unless the
+  Node is cordoned);
 * as the kubelet, it reports a bound pod ContainerCreating at once and Running + Ready
   `start_delay` clock seconds later;
 * a pod that does not restart (restartPolicy Never or OnFailure, e.g. a Job's) runs for
@@ -322,7 +323,8 @@ class Kubelet:
         return None
 
     def schedule(self, pod: dict[str, Any]) -> None:
-        """The scheduler's part: bind the pod to this Node, if the Node takes pods."""
+        """The scheduler's part: bind the pod to this Node, if the Node takes pods (a
+        Binding POSTed to the pod's `binding` subresource, as kube-scheduler does)."""
         try:
             node = self.node_lister.get(self.node_name)
         except NotFound:
@@ -330,10 +332,11 @@ class Kubelet:
         if (node.get("spec") or {}).get("unschedulable"):
             return  # cordoned: the pod stays Pending until the node is uncordoned
         m = meta(pod)
-        pods = self.core.pods(m["namespace"])
-        pods.patch(m["name"], {"metadata": {"uid": m["uid"],  # a stale look is a Conflict
-                                            "resourceVersion": m["resourceVersion"]},
-                               "spec": {"nodeName": self.node_name}})
+        pods = self.cluster.dynamic.resource("v1", "pods").namespace(m["namespace"])
+        binding = {"apiVersion": "v1", "kind": "Binding",  # a pod already bound: Conflict
+                   "metadata": {"name": m["name"], "namespace": m["namespace"]},
+                   "target": {"apiVersion": "v1", "kind": "Node", "name": self.node_name}}
+        pods.rest.post(pods.path(m["name"], "binding"), binding)
         record_event(self.scheduler_recorder, pod, "v1", "Pod", "Normal", "Scheduled",
                      f"Successfully assigned {m['namespace']}/{m['name']} to {self.node_name}")
 

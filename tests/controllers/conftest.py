@@ -100,7 +100,7 @@ def deployment(name: str = "web", replicas: int = 3, image: str = "nginx:1.27",
 
 
 def apply(kubectl: Kubectl, obj: dict[str, Any]) -> str:
-    """`kubectl apply -f -` of one manifest (JSON: kubectl's own create sends protobuf)."""
+    """`kubectl apply -f -` of one manifest."""
     return kubectl("apply", "-f", "-", stdin=json.dumps(obj)).stdout
 
 

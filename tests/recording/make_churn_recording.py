@@ -3,9 +3,9 @@
     python -m tests.recording.make_churn_recording
 
 An embedded server's churn generator (kubenb.server.churn) creates, updates and deletes
-pods in namespace "shop", and its toy scheduler and kubelet move each new pod from
-Pending to bound to Running. `Cluster.record` records what an informer of those pods
-receives. Recording time runs on a FakeClock stepped one second at a time, and each
+pods in namespace "shop", and the cluster's simulated kubelet (kubenb.controllers) moves
+each new pod from Pending to bound to Running. `Cluster.record` records what an informer
+of those pods receives. Recording time runs on a FakeClock stepped one second at a time, and each
 step waits until the informer has received everything, so the file reads as a tidy
 minute: a churn operation every other second, a kubelet delay of two seconds. At
 00:20 every watch is dropped (the informer resumes); at 00:40 a resume is held back
@@ -22,6 +22,7 @@ from typing import Any
 
 from kubenb.clock import FakeClock
 from kubenb.cluster import connect
+from kubenb.controllers import ControllerManager
 from kubenb.server import EmbeddedServer
 from tests.helpers import wait_until
 
@@ -41,9 +42,11 @@ def write(path: Path = OUTPUT, seconds: int = 60, seed: int = 7) -> Path:
     clock = FakeClock()
     with EmbeddedServer(bookmark_interval=1e9) as server:
         churn = server.churn(rate=0, kinds=("pods",), namespaces=(NAMESPACE,), seed=seed,
-                             max_objects=6, kubelet=True, kubelet_delay=2.0, clock=clock)
+                             max_objects=6, clock=clock)
+        kubelet = ControllerManager(server.kubeconfig_path, {"kubelet"}, clock=clock,
+                                    kubelet={"start_delay": 2.0}).start()
         churn.run(3)  # a few pods before recording starts
-        churn.tick()
+        kubelet.wait_idle()
         cluster = connect(server.kubeconfig_path)
         try:
             recorder = cluster.record("pods", path, namespace=NAMESPACE, clock=clock,
@@ -64,7 +67,7 @@ def write(path: Path = OUTPUT, seconds: int = 60, seed: int = 7) -> Path:
                 clock.step(1.0)
                 if second % 2:
                     churn.run(1)
-                churn.tick()
+                kubelet.wait_idle()  # the kubelet does what is due at this second
                 if second == 20:
                     resumes = reflector.stats().get("resumes", 0)
                     server.drop_watches()
@@ -85,6 +88,7 @@ def write(path: Path = OUTPUT, seconds: int = 60, seed: int = 7) -> Path:
             recorder.stop()
         finally:
             cluster.close()
+            kubelet.stop()
     return path
 
 

@@ -196,7 +196,8 @@ def test_errors_and_ends_of_watches_are_recorded(tmp_path: Path) -> None:
     """A dropped watch shows as its end and a resume (no list); a 500 on the resume as an
     error, then the relist the Reflector makes."""
     path = tmp_path / "errors.jsonl.gz"
-    with kubenb.embedded() as cluster:
+    # A bare server: the cluster's controllers would take the injected failures.
+    with kubenb.embedded(controllers=False) as cluster:
         recorder = cluster.record("configmaps", path, namespace="default")
         informer = cluster.informer("configmaps", namespace="default")
         reflector = informer.get_controller().reflector

@@ -165,6 +165,12 @@ def test_binding_and_eviction(api: Api) -> None:
     evicted = api.post(f"{PODS}/web/eviction", {"apiVersion": "policy/v1", "kind": "Eviction",
                                                 "metadata": {"name": "web"}})
     assert evicted.status_code == 201
+    # A bound pod is deleted gracefully: Terminating until its kubelet (none here) ends it.
+    assert api.get(f"{PODS}/web").json()["metadata"]["deletionGracePeriodSeconds"] == 30
+    evicted = api.post(f"{PODS}/web/eviction", {"apiVersion": "policy/v1", "kind": "Eviction",
+                                                "metadata": {"name": "web"},
+                                                "deleteOptions": {"gracePeriodSeconds": 0}})
+    assert evicted.status_code == 201
     assert api.get(f"{PODS}/web").status_code == 404
 
 
