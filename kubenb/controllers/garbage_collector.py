@@ -16,12 +16,16 @@ happens to its dependents; `kubectl delete --cascade=...` and the DELETE's
   the owner's ownerReference from each dependent, then the finalizer: the dependents
   stay, owned by nobody.
 
-Like kube-controller-manager's, this collector watches every resource that can be
-listed, watched and deleted (events aside), through informers it calls *monitors*;
-a new CustomResourceDefinition adds a monitor. An object whose owner is missing from
-the caches is never deleted on the cache's word: the owner is looked up on the server
-first (caches lag). The workqueue key is `<resource>:<namespace>/<name>`, the one key
-`MONITORS_KEY` re-reads discovery.
+The collector watches resources through informers it calls *monitors*.
+kube-controller-manager's watches every resource that can be listed, watched and
+deleted; in Python each watch costs threads, so by default this one watches the
+resources ownership is about in practice (`DEFAULT_RESOURCES`: workloads, their Pods,
+config, services), every custom resource (a new CustomResourceDefinition adds a
+monitor), and any other kind the moment an ownerReference names it as an owner.
+`resources="*"` watches everything, as the real one does. An object whose owner is
+missing from the caches is never deleted on the cache's word: the owner is looked up on
+the server first (caches lag). The workqueue key is `<resource>:<namespace>/<name>`,
+the one key `MONITORS_KEY` re-reads discovery.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from kubenb.controller.runner import Controller, Result
 from kubenb.controllers.controller_utils import ControllerError, is_being_deleted, meta
 from kubenb.errors import Conflict, NotFound
 
-__all__ = ["FOREGROUND", "MONITORS_KEY", "ORPHAN", "GarbageCollector"]
+__all__ = ["DEFAULT_RESOURCES", "FOREGROUND", "MONITORS_KEY", "ORPHAN", "GarbageCollector"]
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +56,13 @@ FOREGROUND = "foregroundDeletion"
 MONITORS_KEY = "(monitors)"
 #: Resources the collector never watches (kube-controller-manager's default).
 IGNORED = frozenset({"events", "events.events.k8s.io"})
+#: The built-in resources watched by default (custom resources always are).
+DEFAULT_RESOURCES = frozenset({
+    "pods", "configmaps", "secrets", "services", "serviceaccounts", "persistentvolumeclaims",
+    "deployments.apps", "replicasets.apps", "statefulsets.apps", "daemonsets.apps",
+    "controllerrevisions.apps", "jobs.batch", "cronjobs.batch",
+    "endpointslices.discovery.k8s.io", "leases.coordination.k8s.io",
+    "customresourcedefinitions.apiextensions.k8s.io"})
 _UID_INDEX = "kubenb.io/uid"
 _OWNER_INDEX = "kubenb.io/owner-uid"
 
@@ -62,6 +73,12 @@ def _uid_index(obj: Any) -> list[str]:
 
 def _owner_index(obj: Any) -> list[str]:
     return [r["uid"] for r in meta(obj).get("ownerReferences") or () if r.get("uid")]
+
+
+def _builtin(info: ResourceInfo) -> bool:
+    """A resource every kube-apiserver serves (not a custom resource)."""
+    return any(info.resource == b.resource and info.kind == b.kind
+               for b in builtin_group_versions().get((info.group, info.version), ()))
 
 
 def _group(api_version: str) -> str:
@@ -106,10 +123,15 @@ class _MonitorHandler:
 
 class GarbageCollector:
     """kube-controller-manager's garbage collector, over kubenb's client (see the module
-    docstring). `workers` objects are processed at once; `clock` drives the backoff."""
+    docstring). `resources`: the built-in resources to watch ("*": all, as the real one;
+    default `DEFAULT_RESOURCES`); `workers` objects are processed at once; `clock`
+    drives the backoff."""
 
-    def __init__(self, cluster: Any, *, clock: Clock | None = None, workers: int = 2) -> None:
+    def __init__(self, cluster: Any, *, resources: str | frozenset[str] | set[str] = (
+                     DEFAULT_RESOURCES), clock: Clock | None = None, workers: int = 2) -> None:
         self.cluster = cluster
+        self.resources = resources
+        self._owners: set[str] = set()  # built-in resources watched because owners are
         self.clock: Clock = clock if clock is not None else RealClock()
         self._lock = threading.Lock()
         self._sync_lock = threading.Lock()
@@ -166,7 +188,7 @@ class GarbageCollector:
         discovery.invalidate()
         wanted = {i.group_resource: i for i in discovery.server_preferred_resources()
                   if {"delete", "list", "watch"} <= set(i.verbs)
-                  and i.group_resource not in IGNORED}
+                  and i.group_resource not in IGNORED and self._wanted(i)}
         with self._lock:
             if not self._running:
                 return
@@ -195,10 +217,22 @@ class GarbageCollector:
                 break
         self.cluster.factory.start()
 
+    def _wanted(self, info: ResourceInfo) -> bool:
+        return (self.resources == "*" or not _builtin(info)
+                or info.group_resource in self.resources or info.group_resource in self._owners)
+
+    def _watch_owner_kind(self, ref: dict[str, Any]) -> None:
+        """An ownerReference names a kind not watched yet: watch its resource from now on."""
+        group, kind = _group(str(ref.get("apiVersion", ""))), str(ref.get("kind", ""))
+        for info in self.cluster.discovery.server_preferred_resources():
+            if (info.group, info.kind) == (group, kind):
+                with self._lock:
+                    self._owners.add(info.group_resource)
+        self.sync_monitors()
+
     def _monitor(self, info: ResourceInfo) -> _Monitor:
         client = self.cluster.dynamic.resource(info.api_version, info.resource)
-        builtin = any(info.resource == b.resource and info.kind == b.kind
-                      for b in builtin_group_versions().get((info.group, info.version), ()))
+        builtin = _builtin(info)
         if builtin:  # shared with every other controller
             informer = self.cluster.factory.for_resource(info.api_version,
                                                          info.resource).informer()
@@ -377,8 +411,8 @@ class GarbageCollector:
         if found is not None:
             return found[1]
         monitor = self._monitor_of(ref)
-        if monitor is None:  # a kind served since the last look (a new CRD)?
-            self.sync_monitors()
+        if monitor is None:  # a kind not watched yet, or served since the last look
+            self._watch_owner_kind(ref)
             monitor = self._monitor_of(ref)
         if monitor is None:
             raise ControllerError(

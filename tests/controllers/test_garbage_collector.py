@@ -208,3 +208,32 @@ def test_an_owner_of_a_kind_nobody_serves_is_an_error_not_a_deletion(gc_only: Cl
     assert not gone(gc_only, "configmaps", "owned-by-a-gizmo")  # kept, retried with backoff
     error = collector.metrics().last_error or ""
     assert "Gizmo 'g'" in error and "no served resource has that kind" in error
+
+
+def test_an_owner_of_a_kind_not_watched_yet_is_watched_from_then_on(gc_only: Cluster) -> None:
+    assert gc_only.controllers is not None and gc_only.controllers.garbagecollector is not None
+    collector = gc_only.controllers.garbagecollector
+    assert "nodes" not in collector.monitored()  # not one of DEFAULT_RESOURCES
+    node = dict(gc_only.resource("nodes").create({"metadata": {"name": "n1"}}),
+                apiVersion="v1", kind="Node")
+    configmap(gc_only, "node-config", node)
+    wait_until(lambda: "nodes" in collector.monitored(), 10, "a monitor for nodes")
+    settle(gc_only)
+    assert not gone(gc_only, "configmaps", "node-config")  # its owner exists
+    gc_only.resource("nodes").delete("n1")
+    wait_until(lambda: gone(gc_only, "configmaps", "node-config"), 10, "the cascade")
+
+
+def test_resources_star_watches_everything_like_kube_controller_manager(
+        make_cluster: MakeCluster, clock: FakeClock) -> None:
+    from kubenb.controllers.garbage_collector import DEFAULT_RESOURCES, GarbageCollector
+
+    bare = make_cluster(controllers=False)
+    everything = GarbageCollector(bare, resources="*", clock=clock).run()
+    try:
+        watched = set(everything.monitored())
+        assert watched > DEFAULT_RESOURCES
+        assert {"nodes", "namespaces", "roles.rbac.authorization.k8s.io"} <= watched
+        assert "events" not in watched and "events.events.k8s.io" not in watched
+    finally:
+        everything.stop()
