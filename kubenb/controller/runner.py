@@ -23,7 +23,8 @@ A controller is three parts wired together, exactly as in Go:
 `run()` starts the workers in the background; `run_until_idle()` runs them until there
 is nothing left to do, for a notebook cell or a test; `stop()` drains and joins every
 thread. `pause()` / `step(n)` / `resume()` hold a running controller's workers at a gate
-before they take a key, so queued keys stay visible in the workqueue. `run(leader_election=...)` runs the workers only while this process holds a
+before they take a key, so queued keys stay visible in the workqueue.
+`run(leader_election=...)` runs the workers only while this process holds a
 coordination.k8s.io Lease, so two kernels behave as two replicas of one controller.
 """
 
