@@ -22,7 +22,9 @@ A controller is three parts wired together, exactly as in Go:
 
 `run()` starts the workers in the background; `run_until_idle()` runs them until there
 is nothing left to do, for a notebook cell or a test; `stop()` drains and joins every
-thread. `run(leader_election=...)` runs the workers only while this process holds a
+thread. `pause()` / `step(n)` / `resume()` hold a running controller's workers at a gate
+before they take a key, so queued keys stay visible in the workqueue.
+`run(leader_election=...)` runs the workers only while this process holds a
 coordination.k8s.io Lease, so two kernels behave as two replicas of one controller.
 """
 
@@ -68,6 +70,10 @@ log = logging.getLogger("kubenb.controller")
 
 #: Maps an object (or a `DeletedFinalStateUnknown`) to the key(s) to reconcile, or None.
 EnqueueFunc = Callable[[Any], "str | Iterable[str] | None"]
+
+#: How long (real seconds) a worker waiting for a key or at the gate sleeps at most
+#: before looking again on its own (a safety net: every change notifies it).
+_GATE_POLL = 1.0
 
 #: How long (real seconds) an idle wait sleeps before re-checking on its own; changes
 #: that do not notify (a delayed item falling due) are seen within this time.
@@ -324,6 +330,10 @@ class Controller:
         self._watches: list[_Watch] = []
         self._handlers_on = False
         self._in_flight: dict[str, float] = {}
+        # The gate before queue.get() (pause/step/resume), guarded by _lock.
+        self._paused = False
+        self._permits = 0  # keys step() still lets through while paused
+        self._parked = 0  # workers waiting at the closed gate
 
         self._stop: threading.Event | None = None
         self._supervisor: threading.Thread | None = None
@@ -583,7 +593,8 @@ class Controller:
                 return
             log.info("controller %s: starting %d worker(s)", self.name, workers)
             for i in range(workers):
-                thread = threading.Thread(target=self._run_worker, args=(queue,), daemon=True,
+                thread = threading.Thread(target=self._run_worker, args=(queue, stop),
+                                          daemon=True,
                                           name=f"kubenb-controller-{self.name}-worker-{i + 1}")
                 threads.append(thread)
                 thread.start()
@@ -594,8 +605,12 @@ class Controller:
         finally:
             # No new keys, finish the ones handed out (Go: workers drain the queue).
             self._unregister_handlers()
+            with self._cond:  # workers paused at the gate leave now
+                self._cond.notify_all()
             queue.shut_down_with_drain()
             queue.shut_down()
+            with self._cond:  # idle workers see the shut-down queue and leave
+                self._cond.notify_all()
             for thread in threads:
                 thread.join()
             with self._cond:
@@ -603,18 +618,107 @@ class Controller:
                 self._cond.notify_all()
             log.info("controller %s: workers stopped", self.name)
 
-    def _run_worker(self, queue: _ControllerQueue) -> None:
+    def _run_worker(self, queue: _ControllerQueue, stop: threading.Event) -> None:
         while True:
-            key, shutdown = queue.get()
+            key, shutdown = self._take(queue, stop)
             if shutdown:
                 return
             self._process(queue, key)
+
+    def _take(self, queue: _ControllerQueue, stop: threading.Event) -> tuple[Any, bool]:
+        """Pass the gate, then `queue.get()`; `(None, True)` means leave.
+
+        A worker waits here (not inside `get()`) until a key is queued, so a `pause()`
+        holds back the very next key: it stays queued, in plain sight. Keys are taken
+        under the controller's lock only when one is queued, so `get()` never blocks.
+        A paused worker leaves when the term stops, without draining the queue.
+        """
+        with self._cond:
+            self._waiters += 1
+            try:
+                while True:
+                    closed = self._paused and self._permits == 0
+                    if closed:
+                        if stop.is_set() or queue.shutting_down():
+                            return None, True
+                    elif len(queue) or queue.shutting_down():
+                        key, shutdown = queue.get()  # a key is queued: returns at once
+                        if not shutdown and self._paused:
+                            self._permits -= 1
+                        return key, shutdown
+                    if closed:
+                        self._parked += 1
+                        self._cond.notify_all()  # wakes a test waiting for parked workers
+                    try:
+                        self._cond.wait(_GATE_POLL)
+                    finally:
+                        if closed:
+                            self._parked -= 1
+            finally:
+                self._waiters -= 1
+
+    # -- the gate: pause / step / resume -----------------------------------------------
+
+    def pause(self) -> None:
+        """Hold the workers before they take their next key (reconciles running now
+        finish). Queued keys stay in the workqueue; `step(n)` lets n through, `resume()`
+        opens the gate. Lasts until `resume()`, also across `stop()` and `run()`.
+
+        Only `run()`'s workers stop at the gate: `run_until_idle()` on a stopped
+        controller ignores it (it is the by-hand way to drain the queue).
+        """
+        with self._cond:
+            if not self._paused:
+                self._paused = True
+                self._permits = 0
+            self._cond.notify_all()
+
+    def resume(self) -> None:
+        """Open the gate: workers take keys as they come again."""
+        with self._cond:
+            self._paused = False
+            self._permits = 0
+            self._cond.notify_all()
+
+    def step(self, n: int = 1) -> None:
+        """While paused, let exactly `n` more keys be taken, one worker each.
+
+        A key not yet queued is taken when it comes; the gate then closes again.
+        """
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise KubenbError(f"controller {self.name!r}: step(n) needs an int n >= 1, "
+                              f"got {n!r}")
+        with self._cond:
+            if not self._paused:
+                raise ControllerStateError(f"controller {self.name!r} is not paused: its "
+                                           "workers take every key; pause() it first")
+            self._permits += n
+            self._cond.notify_all()
+
+    @property
+    def paused(self) -> bool:
+        """True between `pause()` and `resume()`."""
+        with self._lock:
+            return self._paused
+
+    @property
+    def parked_workers(self) -> int:
+        """Workers waiting at the closed gate now (all idle workers, once paused)."""
+        with self._lock:
+            return self._parked
+
+    @property
+    def pending_steps(self) -> int:
+        """Keys `step()` allowed that no worker has taken yet."""
+        with self._lock:
+            return self._permits
 
     def stop(self, timeout: float | None = None) -> None:
         """Stop reconciling: no new keys, keys in hand finish, every thread is joined.
 
         Keys still queued are reconciled first (as Go's workers drain a shut-down queue);
-        keys waiting for a retry are dropped. The controller can `run()` again later.
+        keys waiting for a retry are dropped. A `pause()`d controller's workers leave at
+        the gate without draining. The controller can `run()` again later.
         """
         with self._lock:
             stop, supervisor = self._stop, self._supervisor
@@ -656,7 +760,9 @@ class Controller:
         retry do not count; `clock.step()` a FakeClock and call again to see them run.
         Raises `IdleTimeout` after `timeout` real seconds. Handlers stay registered
         afterwards, so the next call sees what changed meanwhile; `stop()` ends that.
-        If the controller is already `run()`ning, this only waits for it to be idle.
+        If the controller is already `run()`ning, this only waits for it to be idle (so
+        it times out while `pause()` holds queued keys back). On a stopped controller its
+        own workers ignore the gate: `pause()` holds back only `run()`'s workers.
         """
         n = self.workers if workers is None else workers
         _check_workers(self.name, n)

@@ -16,7 +16,10 @@ object by key from the Indexer.
 - pause / step / resume drive the informer's process loop (`Controller.pause`,
   kubenb.cache.controller); "process next key" runs one processNextWorkItem on the
   workqueue (get, your `process_item(key)`, forget or add_rate_limited, done) when
-  no worker takes keys itself; "clock +1s" steps a workqueue's FakeClock.
+  no worker takes keys itself; "clock +1s" steps a workqueue's FakeClock. With a
+  kubenb Controller attached, pause workers / step worker / resume workers drive its
+  gate (`Controller.pause`, `step(1)`, `resume`): a running controller's keys wait in
+  the workqueue and its workers take them one step at a time.
 - Without a workqueue the lower half is drawn greyed out.
 
 Why plain ipywidgets: one `HTML` widget holds the SVG (one comm message per
@@ -543,6 +546,17 @@ class InformerDiagram(PolledView):
                          control("process-next", "process next key", "cog",
                                  "get, process_item(key), forget or add_rate_limited, done",
                                  self.process_next)]
+            if controller_of(workqueue) is not None:
+                queue_row += [
+                    control("workers-pause", "pause workers", "pause",
+                            "hold the controller's workers before they take a key: keys "
+                            "wait in the workqueue", self.pause_workers),
+                    control("workers-step", "step worker", "step-forward",
+                            "let one worker take the next key (Controller.step(1))",
+                            self.step_worker),
+                    control("workers-resume", "resume workers", "play",
+                            "the controller's workers take every key again",
+                            self.resume_workers)]
             fake = self._fake_clock()
             if fake is not None:
                 queue_row.append(control("clock", f"clock +{clock_step:g}s", "clock-o",
@@ -748,6 +762,47 @@ class InformerDiagram(PolledView):
         self._redraw_now()
         return result
 
+    def _attached_controller(self) -> Any:
+        self._controller()  # a closed cluster or diagram says so first
+        controller = controller_of(self.workqueue) if self.workqueue is not None else None
+        if controller is None:
+            raise KubenbError("no kubenb Controller attached: pausing workers needs "
+                              "InformerDiagram(informer, controller)")
+        return controller
+
+    def pause_workers(self) -> str:
+        """Hold the attached Controller's workers at its gate (`Controller.pause`)."""
+        controller = self._attached_controller()
+        controller.pause()
+        self._redraw_now()
+        return (f"controller {controller.name!r} paused: its workers wait before taking a "
+                "key, so keys stay queued in the workqueue; step worker lets one through")
+
+    def step_worker(self) -> str:
+        """Let one worker of the paused, running Controller take the next key
+        (`Controller.step(1)`); on a stopped Controller, process one key here instead."""
+        controller = self._attached_controller()
+        if not controller.is_running():
+            return self.process_next()
+        if not controller.paused:
+            raise KubenbError(f"controller {controller.name!r} is running: its workers take "
+                              "every key themselves; pause workers first, then step them")
+        queued = len(controller.queue)
+        controller.step(1)
+        self.selected = self.selected or "process"
+        self._redraw_now()
+        if not queued:
+            return (f"controller {controller.name!r}: no key is queued; one worker takes the "
+                    "next key that comes")
+        return f"controller {controller.name!r}: one worker takes the next key"
+
+    def resume_workers(self) -> str:
+        """Open the attached Controller's gate again (`Controller.resume`)."""
+        controller = self._attached_controller()
+        controller.resume()
+        self._redraw_now()
+        return f"controller {controller.name!r} resumed: its workers take every key again"
+
     def _fake_clock(self) -> FakeClock | None:
         queue = queue_of(self.workqueue) if self.workqueue is not None else None
         clock = getattr(queue, "clock", None) if queue is not None else None
@@ -777,10 +832,12 @@ class InformerDiagram(PolledView):
         controller = controller_of(source)
         if controller is not None:
             if controller.is_running():
+                if controller.paused:
+                    return self.step_worker()
                 raise KubenbError(
                     f"controller {controller.name!r} is running: its workers take every key "
-                    "themselves, so there is no key to step by hand (watch them in the "
-                    "picture; stepping needs a bare workqueue with process_item=)")
+                    "themselves, so there is no key to process by hand; pause workers, then "
+                    "step worker lets one worker take the next key")
             queue = controller.queue
         else:
             if self.process_item is None:

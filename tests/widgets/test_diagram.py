@@ -313,6 +313,7 @@ def test_process_next_needs_a_process_item_or_a_stopped_controller(cluster) -> N
         diagram.controls["process-next"].click()
         assert "process_item=fn" in diagram.status.value
         assert "clock" not in diagram.controls           # a real clock: nothing to step
+        assert "workers-pause" not in diagram.controls   # no controller: no workers
     finally:
         diagram.close()
         queue.shut_down()
@@ -337,6 +338,67 @@ def test_diagram_with_a_running_controller_lights_the_lower_half(cluster) -> Non
         assert "diagram-test" in diagram.detail.value   # the controller's handler, named
         diagram.controls["process-next"].click()
         assert "is running: its workers take every key" in diagram.status.value
+    finally:
+        diagram.close()
+        controller.stop()
+
+
+def test_pause_step_resume_workers_of_a_running_controller_from_the_buttons(cluster) -> None:
+    """The workqueue half, stepped: paused workers leave keys queued (and drawn), step
+    worker lets exactly one through, process next key steps too, resume drains."""
+    import threading
+
+    informer = cluster.informer("configmaps")
+    lock = threading.Lock()
+    done: list[str] = []
+
+    def reconcile(key: str) -> None:
+        with lock:
+            done.append(key)
+
+    def reconciled() -> list[str]:
+        with lock:
+            return list(done)
+
+    controller = Controller("diagram-gate", reconcile, workers=2, clock=FakeClock())
+    diagram = InformerDiagram(informer, controller, poll=False)
+    try:
+        controller.watch(informer).run()
+        diagram.controls["workers-pause"].click()
+        assert "paused: its workers wait before taking a key" in diagram.status.value
+        assert controller.paused
+        wait_until(lambda: controller.parked_workers == 2, what="both workers at the gate")
+        cms = cluster.resource("configmaps")
+        for name in ("a", "b", "c"):
+            cms.create(_cm(name))
+        wait_until(lambda: len(controller.queue) == 3, what="three keys queued")
+        wait_until(lambda: controller.parked_workers == 2, what="both workers at the gate")
+        diagram.refresh()
+        assert diagram.counters("workqueue")["detail"]["ready"] == [
+            "default/a", "default/b", "default/c"]
+        assert reconciled() == []
+
+        diagram.controls["workers-step"].click()
+        assert "one worker takes the next key" in diagram.status.value
+        wait_until(lambda: controller.metrics().reconciles == 1, what="one reconcile")
+        wait_until(lambda: controller.parked_workers == 2, what="back at the gate")
+        assert reconciled() == ["default/a"]
+        assert len(controller.queue) == 2
+
+        diagram.controls["process-next"].click()  # on a paused controller: one step too
+        wait_until(lambda: controller.metrics().reconciles == 2, what="a second reconcile")
+        wait_until(lambda: controller.parked_workers == 2, what="back at the gate")
+        assert reconciled() == ["default/a", "default/b"]
+        diagram.refresh()
+        assert diagram.counters("process")["done"] == 2
+        assert diagram.counters("workqueue")["detail"]["ready"] == ["default/c"]
+
+        diagram.controls["workers-resume"].click()
+        assert "resumed" in diagram.status.value
+        wait_until(lambda: controller.metrics().reconciles == 3, what="the last key")
+        assert sorted(reconciled()) == ["default/a", "default/b", "default/c"]
+        diagram.controls["workers-step"].click()  # running and not paused: says why not
+        assert "pause workers first" in diagram.status.value
     finally:
         diagram.close()
         controller.stop()
