@@ -43,12 +43,12 @@ from kubenb.controllers.controller_utils import (
     record_event,
 )
 from kubenb.errors import AlreadyExists, Conflict, KubenbError, NotFound
+from kubenb.server.churn import NODE_NAME, node_body  # the same Node, whoever registers it
 
 __all__ = ["NODE_NAME", "Kubelet", "node_body"]
 
 log = logging.getLogger(__name__)
 
-NODE_NAME = "kubenb-node-1"
 RUN_SECONDS_ANNOTATION = "kubenb.io/run-seconds"
 EXIT_CODE_ANNOTATION = "kubenb.io/exit-code"
 _SLEEP = re.compile(r"\bsleep\s+(\d+(?:\.\d+)?)")
@@ -57,41 +57,6 @@ _EXIT = re.compile(r"\bexit\s+(\d+)")
 
 def _digest(*parts: str) -> str:
     return hashlib.sha256("/".join(parts).encode()).hexdigest()
-
-
-def node_body(name: str = NODE_NAME, internal_ip: str = "172.18.0.2") -> dict[str, Any]:
-    """The Node a kubelet registers: Ready, with capacity, addresses and nodeInfo."""
-    now = now_rfc3339()
-
-    def condition(kind: str, status: str, reason: str, message: str) -> dict[str, Any]:
-        return {"type": kind, "status": status, "lastHeartbeatTime": now,
-                "lastTransitionTime": now, "reason": reason, "message": message}
-
-    resources = {"cpu": "8", "ephemeral-storage": "102350Mi", "memory": "32827548Ki",
-                 "pods": "110"}
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {
-        "kubernetes.io/arch": "amd64", "kubernetes.io/hostname": name,
-        "kubernetes.io/os": "linux", "node-role.kubernetes.io/worker": ""}},
-        "spec": {"podCIDR": "10.244.0.0/24", "podCIDRs": ["10.244.0.0/24"]},
-        "status": {
-            "capacity": resources, "allocatable": dict(resources, memory="32725148Ki"),
-            "conditions": [
-                condition("MemoryPressure", "False", "KubeletHasSufficientMemory",
-                          "kubelet has sufficient memory available"),
-                condition("DiskPressure", "False", "KubeletHasNoDiskPressure",
-                          "kubelet has no disk pressure"),
-                condition("PIDPressure", "False", "KubeletHasSufficientPID",
-                          "kubelet has sufficient PID available"),
-                condition("Ready", "True", "KubeletReady", "kubelet is posting ready status")],
-            "addresses": [{"type": "InternalIP", "address": internal_ip},
-                          {"type": "Hostname", "address": name}],
-            "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
-            "nodeInfo": {"machineID": _digest(name)[:32], "systemUUID": _digest("uuid", name)[:32],
-                         "bootID": _digest("boot", name)[:32], "kernelVersion": "6.1.0-28-amd64",
-                         "osImage": "Debian GNU/Linux 12 (bookworm)",
-                         "containerRuntimeVersion": "containerd://1.7.24",
-                         "kubeletVersion": "v1.32.0", "kubeProxyVersion": "v1.32.0",
-                         "operatingSystem": "linux", "architecture": "amd64"}}}
 
 
 # -- what a kubelet reports -------------------------------------------------------------------

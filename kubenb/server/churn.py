@@ -210,7 +210,8 @@ def _digest(*parts: str) -> str:
 
 
 def node_body(name: str = NODE_NAME, internal_ip: str = "172.18.0.2") -> dict[str, Any]:
-    """A Ready node as a kubelet registers it (what pods get bound to)."""
+    """The Node a kubelet registers: Ready, with capacity, addresses and nodeInfo (what
+    pods get bound to; kubenb.controllers.Kubelet registers this one too)."""
     now = now_rfc3339()
 
     def condition(kind: str, status: str, reason: str, message: str) -> dict[str, Any]:
@@ -222,7 +223,7 @@ def node_body(name: str = NODE_NAME, internal_ip: str = "172.18.0.2") -> dict[st
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {
         "kubernetes.io/arch": "amd64", "kubernetes.io/hostname": name,
         "kubernetes.io/os": "linux", "node-role.kubernetes.io/worker": ""}},
-        "spec": {"podCIDR": "10.244.0.0/16", "podCIDRs": ["10.244.0.0/16"]},
+        "spec": {"podCIDR": "10.244.0.0/24", "podCIDRs": ["10.244.0.0/24"]},
         "status": {
             "capacity": resources, "allocatable": dict(resources, memory="32725148Ki"),
             "conditions": [

@@ -103,7 +103,7 @@ def test_expectations_mean_no_pod_is_made_twice_while_the_cache_lags(
             return False
         return pods.state == "backoff"
 
-    wait_until(only_pods_broken, 10, "the pod watch alone to be broken")
+    wait_until(only_pods_broken, 60, "the pod watch alone to be broken")
     rs_cluster.resource("replicasets").create(replica_set(replicas=3))
     eventually(lambda: rs_status(rs_cluster).get("observedGeneration") == 1, "a status write")
     rs_cluster.resource("replicasets").patch("web", {"metadata": {"labels": {"poke": "1"}}})
