@@ -26,7 +26,6 @@ pod is a `Result(requeue_after=...)` on the kubelet's clock (a FakeClock in test
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import re
 import threading
@@ -43,7 +42,9 @@ from kubenb.controllers.controller_utils import (
     record_event,
 )
 from kubenb.errors import AlreadyExists, Conflict, KubenbError, NotFound
-from kubenb.server.churn import NODE_NAME, node_body  # the same Node, whoever registers it
+
+# The same Node, image references and ids, whoever writes them (seeded pods or this kubelet).
+from kubenb.server.churn import NODE_NAME, _digest, _image_ref, node_body
 
 __all__ = ["NODE_NAME", "Kubelet", "node_body"]
 
@@ -55,21 +56,7 @@ _SLEEP = re.compile(r"\bsleep\s+(\d+(?:\.\d+)?)")
 _EXIT = re.compile(r"\bexit\s+(\d+)")
 
 
-def _digest(*parts: str) -> str:
-    return hashlib.sha256("/".join(parts).encode()).hexdigest()
-
-
 # -- what a kubelet reports -------------------------------------------------------------------
-
-
-def _image_ref(image: str) -> str:
-    """`nginx:1.27` -> `docker.io/library/nginx:1.27`, as containerd reports it."""
-    first = image.split("/", 1)[0]
-    if "/" not in image:
-        return f"docker.io/library/{image}"
-    if "." not in first and ":" not in first and first != "localhost":
-        return f"docker.io/{image}"
-    return image
 
 
 def _condition(kind: str, status: bool, at: str, reason: str = "",

@@ -24,14 +24,7 @@ from kubenb.server.apply import Manager
 from kubenb.server.defaults import ADMIN_USER
 from kubenb.server.encoding import now_rfc3339
 from kubenb.server.patch import (
-    JSON_PATCH,
     MERGE_PATCH,
-    STRATEGIC_PATCH,
-    PatchError,
-    PatchFormatError,
-    json_patch,
-    merge_patch,
-    strategic_merge_patch,
 )
 from kubenb.server.resources import ResourceType
 from kubenb.server.rest import Registry
@@ -241,31 +234,14 @@ def _runtime(registry: Registry, rtype: ResourceType, namespace: str, name: str,
                              f"{NO_RUNTIME}")
 
 
-def _patched(target: Obj, body: Any, kind: str) -> Obj:
-    patch_type, patch = body
-    try:
-        if patch_type == MERGE_PATCH:
-            return merge_patch(target, patch)
-        if patch_type == JSON_PATCH:
-            return json_patch(target, patch)
-        if patch_type == STRATEGIC_PATCH:
-            return strategic_merge_patch(target, patch, kind)
-    except PatchFormatError as exc:
-        raise errors.bad_request(str(exc)) from None
-    except PatchError:
-        raise errors.StatusError(errors.status_body(
-            422, "Invalid", "the server rejected our request due to an error in our request",
-            {})) from None
-    raise errors.unsupported_media_type()
-
-
 def _incoming(registry: Registry, rtype: ResourceType, namespace: str, name: str,
               method: str, body: Any) -> tuple[Obj, Obj]:
     """(stored object, the object the request asks for) of a PUT or PATCH."""
     _require(method, "GET", "PUT", "PATCH")
     old = registry.get(rtype, namespace, name)
     if method == "PATCH":
-        return old, _patched(copy.deepcopy(old), body, rtype.kind)
+        patch_type, patch = body  # the registry's patcher: same errors as a PATCH
+        return old, Registry._patched(rtype, copy.deepcopy(old), patch_type, patch)
     if method == "PUT":
         return old, _object(body, rtype.kind)
     return old, old
