@@ -15,6 +15,7 @@ from benchmarks import (
     bench_reactive,
     bench_recording,
     bench_server,
+    bench_watch,
     bench_workqueue,
 )
 from benchmarks.harness import format_table
@@ -24,6 +25,7 @@ SUITES = {
     "delta_fifo": bench_delta_fifo,
     "client": bench_client,
     "informer": bench_informer,
+    "watch": bench_watch,
     "server": bench_server,
     "controller": bench_controller,
     "reactive": bench_reactive,

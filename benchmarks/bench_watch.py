@@ -1,0 +1,234 @@
+"""Watch throughput through an informer, framed as a real API server frames it.
+
+A real kube-apiserver flushes every watch event as its own HTTP chunk, over TLS: a
+client makes one read (and one TLS record decrypt) per event, and an informer's
+threads hand over one event at a time unless they are built not to. The replay
+server (benchmarks/replay_server.py) sends the same bytes that way (`--per-event`,
+`--tls`), and every client reads the very same stream.
+
+Measured: first -> last watch event, in events per second, in two cases the issue
+tracker named (issue 20), each with 1, 2 and 4 handlers:
+
+- updates: E MODIFIED events of pods the informer already holds (its list returned
+  them), the steady state of a busy cluster;
+- new keys: E ADDED events of pods the cache has never seen, as the initial events of
+  a watch-list (`sendInitialEvents`) are.
+
+Baselines, same run, interleaved: `requests` `iter_lines` + `json.loads` of the same
+stream (the raw minimum: target >= 0.9x), and the official client's
+`watch.Watch().stream` (typed), for updates with one handler.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import requests
+
+from benchmarks.harness import Result, compare
+from kubenb.cache.handlers import ResourceEventHandlerFuncs
+from kubenb.cache.listwatch import ListWatch
+from kubenb.cache.shared_informer import SharedIndexInformer
+from kubenb.client.config import config_from_dict
+from kubenb.client.dynamic import DynamicClient
+
+TARGET = 0.9
+
+
+def _pods(n: int) -> list[dict]:
+    from kubenb.server import EmbeddedServer
+
+    server = EmbeddedServer()
+    try:
+        server.seed_objects(n, kind="pods", namespace="default")
+        rtype = server.types.lookup("", "v1", "pods")
+        return server.registry.list(rtype, "default", {})["items"]
+    finally:
+        server.stop()
+
+
+def write_streams(folder: Path, events: int, cached: int) -> dict[str, tuple[Path, Path]]:
+    """(stream, list) files for the two cases: updates of `cached` listed pods, and
+    `events` ADDED events of pods nobody listed."""
+    pods = _pods(max(cached, events))
+    listed = pods[:cached]
+    for i, pod in enumerate(listed):
+        pod["metadata"]["resourceVersion"] = str(10 + i)
+    files = {}
+    list_file = folder / "updates-list.json"
+    list_file.write_bytes(json.dumps({
+        "kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "99"},
+        "items": listed}, separators=(",", ":")).encode())
+    stream = folder / "updates.jsonl"
+    with stream.open("wb") as out:
+        for i in range(events):
+            pod = json.loads(json.dumps(listed[i % cached]))
+            pod["metadata"]["resourceVersion"] = str(100 + i)
+            pod["metadata"].setdefault("labels", {})["revision"] = str(i)
+            out.write(json.dumps({"type": "MODIFIED", "object": pod},
+                                 separators=(",", ":")).encode() + b"\n")
+    files["updates"] = (stream, list_file)
+    empty = folder / "empty-list.json"
+    empty.write_bytes(b'{"kind":"PodList","apiVersion":"v1","metadata":'
+                      b'{"resourceVersion":"1"},"items":[]}')
+    stream = folder / "new-keys.jsonl"
+    with stream.open("wb") as out:
+        for i, pod in enumerate(pods[:events]):
+            pod["metadata"]["resourceVersion"] = str(100 + i)
+            out.write(json.dumps({"type": "ADDED", "object": pod},
+                                 separators=(",", ":")).encode() + b"\n")
+    files["new keys"] = (stream, empty)
+    return files
+
+
+@contextmanager
+def replay(stream: Path, listing: Path, tls_dir: Path) -> Iterator[tuple[str, str]]:
+    """(url, CA file) of a per-event, TLS replay server of `stream`, while it runs."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.replay_server", str(stream), "--list",
+         str(listing), "--tls", str(tls_dir), "--per-event"],
+        stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        yield line.rsplit(" ", 1)[-1].strip(), str(tls_dir / "ca.crt")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+
+
+class _Span:
+    """First and last time any handler saw a watch event; done when all saw `events`."""
+
+    def __init__(self, events: int, handlers: int) -> None:
+        self.events = events
+        self.first = float("inf")
+        self.last = 0.0
+        self._left = handlers
+        self._lock = threading.Lock()
+        self.done = threading.Event()
+
+    def handler(self, watch_kind: str) -> ResourceEventHandlerFuncs:
+        seen = [0]
+        target = self.events
+
+        def on_event(*args: object) -> None:
+            if len(args) == 2 and watch_kind == "ADDED":
+                return  # an update on the ADDED stream cannot happen; not counted
+            if seen[0] == 0:
+                now = time.perf_counter()
+                if now < self.first:
+                    self.first = now
+            seen[0] += 1
+            if seen[0] == target:
+                now = time.perf_counter()
+                with self._lock:
+                    self.last = max(self.last, now)
+                    self._left -= 1
+                    if self._left == 0:
+                        self.done.set()
+
+        if watch_kind == "ADDED":
+            def on_add(obj: object, is_in_initial_list: bool = False) -> None:
+                on_event(obj)
+            return ResourceEventHandlerFuncs(on_add=on_add)
+        return ResourceEventHandlerFuncs(
+            on_add=lambda obj, is_in_initial_list=False: None,
+            on_update=lambda old, new: on_event(new))
+
+
+def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
+    import kubernetes
+    from kubernetes import watch
+
+    events = max(2000, int(20_000 * scale))
+    cached = max(200, int(1_000 * scale))
+    results: list[Result] = []
+    with tempfile.TemporaryDirectory(prefix="kubenb-bench-watch-") as tmp:
+        folder = Path(tmp)
+        for case, (stream, listing) in write_streams(folder, events, cached).items():
+            watch_kind = "MODIFIED" if case == "updates" else "ADDED"
+            with replay(stream, listing, folder) as (url, ca_file):
+                config = config_from_dict({
+                    "clusters": [{"name": "r", "cluster": {
+                        "server": url, "certificate-authority": ca_file}}],
+                    "users": [{"name": "r", "user": {}}],
+                    "contexts": [{"name": "r", "context": {"cluster": "r", "user": "r"}}],
+                    "current-context": "r"})
+                dynamic = DynamicClient(config)
+                session = requests.Session()
+                session.trust_env = False  # REQUESTS_CA_BUNDLE would override verify
+                session.verify = ca_file
+                pods_url = url + "/api/v1/namespaces/default/pods"
+
+                def informer_run(handlers: int) -> Callable[[], float]:
+                    def go() -> float:
+                        span = _Span(events, handlers)
+                        informer = SharedIndexInformer(ListWatch.from_client(
+                            dynamic.resource("v1", "pods"), namespace="default"))
+                        for _ in range(handlers):
+                            informer.add_event_handler(span.handler(watch_kind))
+                        informer.start()
+                        try:
+                            assert span.done.wait(600), "the informer did not deliver"
+                        finally:
+                            informer.stop()
+                        return span.last - span.first
+                    return go
+
+                def raw_watch() -> float:
+                    resp = session.get(pods_url, params={"watch": "true"}, stream=True)
+                    first = 0.0
+                    count = 0
+                    for line in resp.iter_lines(65536):
+                        if line and json.loads(line):
+                            if not count:
+                                first = time.perf_counter()
+                            count += 1
+                    assert count == events
+                    return time.perf_counter() - first
+
+                label = f"watch {events} {'updates' if case == 'updates' else 'new keys'}"
+                for handlers in (1, 2, 4):
+                    name = f"{label}, per-event TLS, {handlers} handler" + (
+                        "s" if handlers > 1 else "")
+                    results.append(compare(name, events, informer_run(handlers),
+                                           "iter_lines+json.loads", raw_watch, rounds,
+                                           target_ratio=TARGET))
+                if case == "updates":
+                    configuration = kubernetes.client.Configuration()
+                    configuration.host = url
+                    configuration.ssl_ca_cert = ca_file
+                    api = kubernetes.client.CoreV1Api(
+                        kubernetes.client.ApiClient(configuration))
+
+                    def official_watch() -> float:
+                        count, first = 0, 0.0
+                        for _ in watch.Watch().stream(
+                                api.list_namespaced_pod, namespace="default",
+                                resource_version="1", _request_timeout=600):
+                            if not count:
+                                first = time.perf_counter()
+                            count += 1
+                            if count == events:
+                                break
+                        return time.perf_counter() - first
+
+                    results.append(compare(f"{label}, per-event TLS, 1 handler", events,
+                                           informer_run(1), "official watch.stream (typed)",
+                                           official_watch, max(1, rounds - 1),
+                                           target_ratio=1.0))
+                    api.api_client.close()
+                session.close()
+                dynamic.rest.close()
+    return results
