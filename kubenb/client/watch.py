@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import requests
 from urllib3.exceptions import ProtocolError, ReadTimeoutError
 
+from kubenb.client.chunked import ChunkedBodyReader
 from kubenb.client.decode import decode_json
 from kubenb.errors import ApiError, WatchDecodeError, api_error_from_status
 
@@ -150,11 +151,14 @@ class Watch:
             log.debug("closing a watch response failed", exc_info=True)
 
     def _chunks(self) -> Iterator[bytes]:
-        raw = self._response.raw
+        """The body, one read at a time: every chunk that waits, where the connection
+        can be read directly (kubenb.client.chunked), else whatever urllib3 returns."""
+        body = ChunkedBodyReader.from_response(self._response)
+        read = body.read if body is not None else lambda: self._response.raw.read1(_READ_SIZE)
         while not self._stopped.is_set():
             try:
-                data = raw.read1(_READ_SIZE)
-            except ReadTimeoutError:
+                data = read()
+            except (ReadTimeoutError, TimeoutError):
                 self.end_reason = self.end_reason or "idle-timeout"
                 return
             except (ProtocolError, OSError, ValueError, AttributeError) as exc:
