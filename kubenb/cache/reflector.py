@@ -35,6 +35,7 @@ from __future__ import annotations
 import logging
 import random
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -44,6 +45,7 @@ import requests
 from kubenb.cache.backoff import ExponentialBackoff, RetryWithDeadline
 from kubenb.cache.listwatch import ListerWatcher, Watcher
 from kubenb.client.abort import AbortScope
+from kubenb.client.decode import promote_young
 from kubenb.client.options import ListOptions
 from kubenb.client.pager import ListPager, PageInfo
 from kubenb.clock import Clock, RealClock
@@ -62,6 +64,9 @@ log = logging.getLogger(__name__)
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 DEFAULT_PAGE_SIZE = 500
 _VERY_SHORT_WATCH = 1.0
+#: ADDED events closer than this (real seconds) are a burst of new objects: each one
+#: promotes the young objects to the oldest generation (kubenb.client.decode).
+_ADDED_BURST_GAP = 0.05
 _EVENT_COUNTERS = {kind: f"events_{kind.lower()}"
                    for kind in ("ADDED", "MODIFIED", "DELETED", "BOOKMARK")}
 _STOP_POLL = 0.05  # real seconds between checks of a caller's stop Event
@@ -169,6 +174,7 @@ class Reflector:
                                                 clock=self.clock)
         self.on_list_page = on_list_page
         self.pace = pace  # called after each watch event (the informer's Pacer)
+        self._last_added = float("-inf")
         self._random = rand or random.Random()
         self._lock = threading.Lock()
         self._last_sync_rv = ""
@@ -471,6 +477,7 @@ class Reflector:
         rv = (obj.get("metadata") or {}).get("resourceVersion", "")
         if kind == "ADDED":
             self.store.add(obj)
+            self._promote_if_burst()
         elif kind == "MODIFIED":
             self.store.update(obj)
         elif kind == "DELETED":
@@ -485,6 +492,18 @@ class Reflector:
         if updater is not None:
             updater(rv)
         return True
+
+    def _promote_if_burst(self) -> None:
+        """In a burst of new objects (a watch-list's initial events, a mass create) the
+        cache grows by every event, and each growth step would make CPython's collector
+        walk the whole cache again; promoting what is young keeps the collector's young
+        count flat and the growth out of its schedule (see kubenb.client.decode). An
+        isolated ADDED event is left to the collector: in a quiet cluster, young
+        collections of the rest of the program go on as usual."""
+        now = time.monotonic()
+        if now - self._last_added < _ADDED_BURST_GAP:
+            promote_young()
+        self._last_added = now
 
     def _set_last_sync_rv(self, rv: str) -> None:
         with self._lock:

@@ -15,6 +15,17 @@ A large decode allocates millions of containers and CPython's cyclic collector r
 again and again during it, for nothing: fresh JSON has no cycles. Pausing it cuts
 list decoding about 3x (see the benchmarks). The pause is reference-counted across
 threads, and the collector is always restored, even when decoding fails.
+
+What a cache keeps would still be walked afterwards, several times over: a young
+collection, a middle one, then the full collections that a growing heap triggers (in
+CPython, one whenever the objects promoted to the oldest generation since the last full
+collection pass a quarter of it). `promote_young` moves every young object straight to
+the oldest generation instead (`gc.freeze()` then `gc.unfreeze()`: two list splices, no
+walk), where the next full collection, scheduled by the rest of the program, sees them
+once. Measured on 20,000 new pods kept from a watch: 9 full collections became none.
+Young garbage cycles promoted with them are collected by that next full collection
+instead of a young one. It is skipped when the program froze objects of its own (an
+unfreeze would thaw them) and when switched off with `set_young_promotion(False)`.
 """
 
 from __future__ import annotations
@@ -51,6 +62,25 @@ def gc_paused() -> Iterator[None]:
                 gc.enable()
 
 
+_promotion = True
+
+
+def set_young_promotion(enabled: bool) -> None:
+    """Switch `promote_young` on or off for the process (on by default; see the module)."""
+    global _promotion
+    _promotion = bool(enabled)
+
+
+def promote_young() -> bool:
+    """Move every object of the young generations to the oldest one, without walking any
+    (see the module); False when skipped."""
+    if not _promotion or gc.get_freeze_count():
+        return False
+    gc.freeze()
+    gc.unfreeze()
+    return True
+
+
 _fast_decode = msgspec.json.Decoder().decode  # thread-safe since msgspec 0.16
 
 
@@ -67,4 +97,6 @@ def loads(data: bytes | str) -> Any:
     if len(data) < 64 * 1024:
         return decode_json(data)
     with gc_paused():
-        return decode_json(data)
+        decoded = decode_json(data)
+        promote_young()
+        return decoded

@@ -1,0 +1,128 @@
+"""promote_young: young objects go to the oldest generation without a walk; never when
+the program froze objects of its own, never when switched off; a large decode and a
+burst of ADDED watch events promote, an isolated ADDED event does not."""
+
+from __future__ import annotations
+
+import gc
+import json
+import threading
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from kubenb.cache import reflector as reflector_module
+from kubenb.cache.reflector import Reflector
+from kubenb.cache.store import new_store
+from kubenb.client import decode
+from kubenb.client.decode import loads, promote_young, set_young_promotion
+from kubenb.client.watch import WatchEvent
+from kubenb.clock import FakeClock
+from tests.cache.fake_source import FakeSource, pod
+
+
+class Node:
+    def __init__(self) -> None:
+        self.other: Node | None = None
+
+
+def young_cycle() -> weakref.ref[Node]:
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    return weakref.ref(a)
+
+
+@pytest.fixture
+def switched_on() -> Iterator[None]:
+    set_young_promotion(True)
+    yield
+    set_young_promotion(True)
+
+
+def test_promotion_empties_the_young_generation_and_a_full_collection_still_frees_cycles(
+        switched_on: None) -> None:
+    gc.disable()  # no automatic collection may free the cycle before it is promoted
+    try:
+        cycle = young_cycle()
+        kept = [{"a": [i]} for i in range(2000)]
+        assert promote_young()
+    finally:
+        gc.enable()
+    assert gc.get_count()[0] < 50  # the young count starts again (allowing a few stragglers)
+    assert gc.get_freeze_count() == 0  # everything thawed again, into the oldest generation
+    gc.collect(1)
+    assert cycle() is not None  # promoted: a young collection no longer looks at it
+    gc.collect()
+    assert cycle() is None  # the next full collection frees it
+    assert len(kept) == 2000
+
+
+def test_promotion_is_skipped_when_the_program_froze_objects(switched_on: None) -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        assert not promote_young()
+        assert gc.get_freeze_count() == frozen  # not thawed
+    finally:
+        gc.unfreeze()
+
+
+def test_promotion_can_be_switched_off(switched_on: None) -> None:
+    set_young_promotion(False)
+    assert not promote_young()
+    set_young_promotion(True)
+    assert promote_young()
+
+
+def test_a_large_decode_promotes_what_it_decoded(switched_on: None,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    monkeypatch.setattr(decode, "promote_young", lambda: calls.append(1) or True)
+    small = json.dumps({"items": [1]})
+    large = json.dumps({"items": [{"n": i} for i in range(20_000)]})
+    assert loads(small) == {"items": [1]} and not calls
+    assert len(loads(large)["items"]) == 20_000 and calls == [1]
+
+
+def burst_of_added(source: FakeSource, n: int) -> Reflector:
+    source.list_hook = lambda options: {"kind": "PodList", "apiVersion": "v1",
+                                        "metadata": {"resourceVersion": "1"}, "items": []}
+    source.script_watch(*(WatchEvent("ADDED", pod(f"p{i}", str(2 + i))) for i in range(n)),
+                        close=True)
+    return Reflector(source, new_store(), clock=FakeClock())
+
+
+def run_one_watch(reflector: Reflector, source: FakeSource) -> None:
+    stop = threading.Event()
+    original = source.watch
+
+    def watch_then_stop(options, read_timeout=None):  # type: ignore[no-untyped-def]
+        if len(source.watch_calls) >= 1:
+            stop.set()
+        return original(options, read_timeout)
+
+    source.watch = watch_then_stop  # type: ignore[method-assign]
+    reflector.list_and_watch(stop)
+
+
+def test_a_burst_of_added_events_promotes_once_per_event_after_the_first(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    monkeypatch.setattr(reflector_module, "promote_young", lambda: calls.append(1) or True)
+    source = FakeSource()
+    reflector = burst_of_added(source, 50)
+    run_one_watch(reflector, source)
+    assert len(reflector.store.list()) == 50
+    assert len(calls) == 49  # the first ADDED of a burst is not yet a burst
+
+
+def test_isolated_added_events_do_not_promote(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    monkeypatch.setattr(reflector_module, "promote_young", lambda: calls.append(1) or True)
+    monkeypatch.setattr(reflector_module, "_ADDED_BURST_GAP", 0.0)  # every gap is long
+    source = FakeSource()
+    reflector = burst_of_added(source, 20)
+    run_one_watch(reflector, source)
+    assert len(reflector.store.list()) == 20 and calls == []
