@@ -15,6 +15,7 @@ from benchmarks import (
     bench_reactive,
     bench_recording,
     bench_server,
+    bench_sync,
     bench_watch,
     bench_workqueue,
 )
@@ -26,6 +27,7 @@ SUITES = {
     "client": bench_client,
     "informer": bench_informer,
     "watch": bench_watch,
+    "sync": bench_sync,
     "server": bench_server,
     "controller": bench_controller,
     "reactive": bench_reactive,

@@ -147,88 +147,101 @@ class _Span:
             on_update=lambda old, new: on_event(new))
 
 
-def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
+def _client(url: str, ca_file: str) -> DynamicClient:
+    return DynamicClient(config_from_dict({
+        "clusters": [{"name": "r", "cluster": {"server": url, "certificate-authority": ca_file}}],
+        "users": [{"name": "r", "user": {}}],
+        "contexts": [{"name": "r", "context": {"cluster": "r", "user": "r"}}],
+        "current-context": "r"}))
+
+
+def _informer_run(dynamic: DynamicClient, events: int, handlers: int,
+                  watch_kind: str) -> Callable[[], float]:
+    def go() -> float:
+        span = _Span(events, handlers)
+        informer = SharedIndexInformer(ListWatch.from_client(
+            dynamic.resource("v1", "pods"), namespace="default"))
+        for _ in range(handlers):
+            informer.add_event_handler(span.handler(watch_kind))
+        informer.start()
+        try:
+            assert span.done.wait(600), "the informer did not deliver"
+        finally:
+            informer.stop()
+        return span.last - span.first
+    return go
+
+
+def _raw_run(session: requests.Session, url: str, events: int) -> Callable[[], float]:
+    def go() -> float:
+        resp = session.get(url, params={"watch": "true"}, stream=True)
+        first, count = 0.0, 0
+        for line in resp.iter_lines(65536):
+            if line and json.loads(line):
+                if not count:
+                    first = time.perf_counter()
+                count += 1
+        assert count == events
+        return time.perf_counter() - first
+    return go
+
+
+def _official_run(url: str, ca_file: str, events: int) -> tuple[Callable[[], float], object]:
     import kubernetes
     from kubernetes import watch
 
+    configuration = kubernetes.client.Configuration()
+    configuration.host = url
+    configuration.ssl_ca_cert = ca_file
+    api = kubernetes.client.CoreV1Api(kubernetes.client.ApiClient(configuration))
+
+    def go() -> float:
+        first = 0.0
+        for count, _ in enumerate(watch.Watch().stream(
+                api.list_namespaced_pod, namespace="default", resource_version="1",
+                _request_timeout=600), 1):
+            if count == 1:
+                first = time.perf_counter()
+            if count == events:
+                break
+        return time.perf_counter() - first
+    return go, api
+
+
+def case_results(case: str, stream: Path, listing: Path, folder: Path, events: int,
+                 rounds: int) -> list[Result]:
+    watch_kind = "MODIFIED" if case == "updates" else "ADDED"
+    results = []
+    with replay(stream, listing, folder) as (url, ca_file):
+        dynamic = _client(url, ca_file)
+        session = requests.Session()
+        session.trust_env = False  # REQUESTS_CA_BUNDLE would override verify
+        session.verify = ca_file
+        raw = _raw_run(session, url + "/api/v1/namespaces/default/pods", events)
+        label = f"watch {events} {case}, per-event TLS"
+        for handlers in (1, 2, 4):
+            name = f"{label}, {handlers} handler" + ("s" if handlers > 1 else "")
+            results.append(compare(name, events, _informer_run(dynamic, events, handlers,
+                                                               watch_kind),
+                                   "iter_lines+json.loads", raw, rounds, target_ratio=TARGET))
+        if case == "updates":
+            official, api = _official_run(url, ca_file, events)
+            results.append(compare(f"{label}, 1 handler", events,
+                                   _informer_run(dynamic, events, 1, watch_kind),
+                                   "official watch.stream (typed)", official,
+                                   max(1, rounds - 1), target_ratio=1.0))
+            api.api_client.close()  # type: ignore[attr-defined]
+        session.close()
+        dynamic.rest.close()
+    return results
+
+
+def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
     events = max(2000, int(20_000 * scale))
     cached = max(200, int(1_000 * scale))
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="kubenb-bench-watch-") as tmp:
         folder = Path(tmp)
         for case, (stream, listing) in write_streams(folder, events, cached).items():
-            watch_kind = "MODIFIED" if case == "updates" else "ADDED"
-            with replay(stream, listing, folder) as (url, ca_file):
-                config = config_from_dict({
-                    "clusters": [{"name": "r", "cluster": {
-                        "server": url, "certificate-authority": ca_file}}],
-                    "users": [{"name": "r", "user": {}}],
-                    "contexts": [{"name": "r", "context": {"cluster": "r", "user": "r"}}],
-                    "current-context": "r"})
-                dynamic = DynamicClient(config)
-                session = requests.Session()
-                session.trust_env = False  # REQUESTS_CA_BUNDLE would override verify
-                session.verify = ca_file
-                pods_url = url + "/api/v1/namespaces/default/pods"
-
-                def informer_run(handlers: int) -> Callable[[], float]:
-                    def go() -> float:
-                        span = _Span(events, handlers)
-                        informer = SharedIndexInformer(ListWatch.from_client(
-                            dynamic.resource("v1", "pods"), namespace="default"))
-                        for _ in range(handlers):
-                            informer.add_event_handler(span.handler(watch_kind))
-                        informer.start()
-                        try:
-                            assert span.done.wait(600), "the informer did not deliver"
-                        finally:
-                            informer.stop()
-                        return span.last - span.first
-                    return go
-
-                def raw_watch() -> float:
-                    resp = session.get(pods_url, params={"watch": "true"}, stream=True)
-                    first = 0.0
-                    count = 0
-                    for line in resp.iter_lines(65536):
-                        if line and json.loads(line):
-                            if not count:
-                                first = time.perf_counter()
-                            count += 1
-                    assert count == events
-                    return time.perf_counter() - first
-
-                label = f"watch {events} {'updates' if case == 'updates' else 'new keys'}"
-                for handlers in (1, 2, 4):
-                    name = f"{label}, per-event TLS, {handlers} handler" + (
-                        "s" if handlers > 1 else "")
-                    results.append(compare(name, events, informer_run(handlers),
-                                           "iter_lines+json.loads", raw_watch, rounds,
-                                           target_ratio=TARGET))
-                if case == "updates":
-                    configuration = kubernetes.client.Configuration()
-                    configuration.host = url
-                    configuration.ssl_ca_cert = ca_file
-                    api = kubernetes.client.CoreV1Api(
-                        kubernetes.client.ApiClient(configuration))
-
-                    def official_watch() -> float:
-                        count, first = 0, 0.0
-                        for _ in watch.Watch().stream(
-                                api.list_namespaced_pod, namespace="default",
-                                resource_version="1", _request_timeout=600):
-                            if not count:
-                                first = time.perf_counter()
-                            count += 1
-                            if count == events:
-                                break
-                        return time.perf_counter() - first
-
-                    results.append(compare(f"{label}, per-event TLS, 1 handler", events,
-                                           informer_run(1), "official watch.stream (typed)",
-                                           official_watch, max(1, rounds - 1),
-                                           target_ratio=1.0))
-                    api.api_client.close()
-                session.close()
-                dynamic.rest.close()
+            results += case_results(case, stream, listing, folder, events, rounds)
     return results

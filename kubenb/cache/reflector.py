@@ -599,6 +599,7 @@ class Reflector:
             obj = event.object
             if event.type == "ADDED":
                 temp.add(obj)
+                self._promote_if_burst()
             elif event.type == "MODIFIED":
                 temp.update(obj)
             elif event.type == "DELETED":

@@ -22,8 +22,10 @@ from typing import Any
 
 import requests
 
-#: The most bytes one read asks for.
-READ_SIZE = 256 * 1024
+#: The most bytes one read asks for: below glibc's mmap threshold (128 KiB), so the
+#: buffer of every read is not a fresh mapping (a TLS read returns one 16 KiB record
+#: at most anyway).
+READ_SIZE = 64 * 1024
 #: The longest chunk-size line (with extensions) accepted; more is not HTTP/1.1 framing.
 MAX_SIZE_LINE = 4096
 _HEX_DIGITS = b"0123456789abcdefABCDEF"
