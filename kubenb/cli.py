@@ -63,7 +63,8 @@ def _build_parser() -> argparse.ArgumentParser:
                        help="seed for --seed-objects and --churn (same seed, same objects)")
     serve.add_argument("--controllers", default="*", metavar="LIST",
                        help="the cluster's controllers to run: '*' (default: all of "
-                            "garbagecollector, deployment, replicaset, job, kubelet), "
+                            "garbagecollector, deployment, replicaset, job, kubelet, "
+                            "serviceaccount, root-ca-cert-publisher), "
                             "names, '-name' to leave one out, '' for a bare API server")
 
     _add_record_parser(commands)

@@ -332,8 +332,10 @@ def embedded(*, controllers: Any = None, clock: Any = None, kubelet: Any = None,
     """Start an embedded API server (options as `EmbeddedServer`) and connect to it.
 
     The cluster's controllers run beside it, as in a real cluster: the garbage
-    collector, the Deployment, ReplicaSet and Job controllers and a simulated kubelet
-    (`cluster.controllers`, a `kubenb.controllers.ControllerManager`). `controllers=False`
+    collector, the Deployment, ReplicaSet and Job controllers, a simulated kubelet, and
+    the two that give every namespace its `default` ServiceAccount and `kube-root-ca.crt`
+    ConfigMap (`cluster.controllers`, a `kubenb.controllers.ControllerManager`; this
+    returns once every namespace has both). `controllers=False`
     gives a bare API server; a set of names runs only those (e.g. {"kubelet"}); by
     default all run, and none with `replay=` or `snapshot=` (they would rewrite the
     recorded history). `clock` drives their timers; `kubelet` is a dict of `Kubelet`

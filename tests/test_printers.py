@@ -229,3 +229,357 @@ def test_to_table_shapes_like_the_fixture(include: str, expected_kind: str | Non
     assert set(kinds) == {expected_kind}
     first_only = to_table(printer_for("ConfigMap"), [], 0, {}, with_columns=False)
     assert first_only["columnDefinitions"] is None and first_only["rows"] == []
+
+
+# -- the kinds kube-apiserver 1.32 prints beyond the ones with fixtures ---------------------------
+# Columns and cells follow pkg/printers/internalversion/printers.go of v1.32 (kubectl shows
+# them through server-side Tables; tests/server/test_kubectl_printers.py runs kubectl).
+
+NOW = 1767225610.0  # 2026-01-01T00:00:10Z
+META = {"name": "x", "namespace": "default", "creationTimestamp": "2026-01-01T00:00:00Z"}
+
+
+def cells(kind: str, group: str, obj: dict[str, Any]) -> list[Any]:
+    return printer_for(kind, group).cells({"metadata": dict(META), **obj}, NOW)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("1Gi", "1Gi"), ("1024Mi", "1Gi"), ("1.5Gi", "1536Mi"), ("0.5Ki", "512"), ("1536", "1536"),
+    ("1000", "1k"), ("1024", "1024"), ("100", "100"), ("0.5", "500m"), ("2000m", "2"),
+    ("1500m", "1500m"), ("100M", "100M"), ("1e3", "1e3"), ("12e6", "12e6"), ("0", "0"),
+    ("0.1m", "100u"), ("0.0000000001", "1n"), ("-1", "-1"), ("1E", "1E"), (2, "2"),
+    ("1.0001Gi", "1073849198182400u"), ("not a quantity", "not a quantity"),
+])
+def test_quantity_string_is_apimachinerys_canonical_form(text: Any, expected: str) -> None:
+    assert printers.quantity_string(text) == expected
+
+
+KUBECTL_HEADERS = {  # (kind, group): the column names, wide ones included, in order
+    ("Job", "batch"): ["Name", "Status", "Completions", "Duration", "Age", "Containers",
+                       "Images", "Selector"],
+    ("CronJob", "batch"): ["Name", "Schedule", "Timezone", "Suspend", "Active",
+                           "Last Schedule", "Age", "Containers", "Images", "Selector"],
+    ("ReplicationController", ""): ["Name", "Desired", "Current", "Ready", "Age",
+                                    "Containers", "Images", "Selector"],
+    ("Ingress", "networking.k8s.io"): ["Name", "Class", "Hosts", "Address", "Ports", "Age"],
+    ("IngressClass", "networking.k8s.io"): ["Name", "Controller", "Parameters", "Age"],
+    ("NetworkPolicy", "networking.k8s.io"): ["Name", "Pod-Selector", "Age"],
+    ("RoleBinding", "rbac.authorization.k8s.io"): ["Name", "Role", "Age", "Users", "Groups",
+                                                   "ServiceAccounts"],
+    ("ClusterRoleBinding", "rbac.authorization.k8s.io"): ["Name", "Role", "Age", "Users",
+                                                          "Groups", "ServiceAccounts"],
+    ("CertificateSigningRequest", "certificates.k8s.io"): [
+        "Name", "Age", "SignerName", "Requestor", "RequestedDuration", "Condition"],
+    ("APIService", "apiregistration.k8s.io"): ["Name", "Service", "Available", "Age"],
+    ("StorageClass", "storage.k8s.io"): ["Name", "Provisioner", "ReclaimPolicy",
+                                         "VolumeBindingMode", "AllowVolumeExpansion", "Age"],
+    ("CSIDriver", "storage.k8s.io"): ["Name", "AttachRequired", "PodInfoOnMount",
+                                      "StorageCapacity", "TokenRequests", "RequiresRepublish",
+                                      "Modes", "Age"],
+    ("CSINode", "storage.k8s.io"): ["Name", "Drivers", "Age"],
+    ("CSIStorageCapacity", "storage.k8s.io"): ["Name", "StorageClassName", "Capacity"],
+    ("VolumeAttachment", "storage.k8s.io"): ["Name", "Attacher", "PV", "Node", "Attached",
+                                             "Age"],
+    ("PersistentVolume", ""): ["Name", "Capacity", "Access Modes", "Reclaim Policy", "Status",
+                               "Claim", "StorageClass", "VolumeAttributesClass", "Reason",
+                               "Age", "VolumeMode"],
+    ("PersistentVolumeClaim", ""): ["Name", "Status", "Volume", "Capacity", "Access Modes",
+                                    "StorageClass", "VolumeAttributesClass", "Age",
+                                    "VolumeMode"],
+    ("HorizontalPodAutoscaler", "autoscaling"): ["Name", "Reference", "Targets", "MinPods",
+                                                 "MaxPods", "Replicas", "Age"],
+    ("PodDisruptionBudget", "policy"): ["Name", "Min Available", "Max Unavailable",
+                                        "Allowed Disruptions", "Age"],
+    ("PriorityClass", "scheduling.k8s.io"): ["Name", "Value", "Global-Default", "Age",
+                                             "PreemptionPolicy"],
+    ("EndpointSlice", "discovery.k8s.io"): ["Name", "AddressType", "Ports", "Endpoints",
+                                            "Age"],
+    ("Endpoints", ""): ["Name", "Endpoints", "Age"],
+    ("ResourceQuota", ""): ["Name", "Age", "Request", "Limit"],
+    ("MutatingWebhookConfiguration", "admissionregistration.k8s.io"): ["Name", "Webhooks",
+                                                                       "Age"],
+    ("ValidatingWebhookConfiguration", "admissionregistration.k8s.io"): ["Name", "Webhooks",
+                                                                         "Age"],
+    ("ValidatingAdmissionPolicy", "admissionregistration.k8s.io"): [
+        "Name", "Validations", "ParamKind", "Age"],
+    ("ValidatingAdmissionPolicyBinding", "admissionregistration.k8s.io"): [
+        "Name", "PolicyName", "ParamRef", "Age"],
+    ("RuntimeClass", "node.k8s.io"): ["Name", "Handler", "Age"],
+    ("FlowSchema", "flowcontrol.apiserver.k8s.io"): [
+        "Name", "PriorityLevel", "MatchingPrecedence", "DistinguisherMethod", "Age",
+        "MissingPL"],
+    ("PriorityLevelConfiguration", "flowcontrol.apiserver.k8s.io"): [
+        "Name", "Type", "NominalConcurrencyShares", "Queues", "HandSize", "QueueLengthLimit",
+        "Age"],
+    ("ControllerRevision", "apps"): ["Name", "Controller", "Revision", "Age"],
+    ("PodTemplate", ""): ["Name", "Containers", "Images", "Pod Labels"],
+    ("ComponentStatus", ""): ["Name", "Status", "Message", "Error"],
+}
+
+
+@pytest.mark.parametrize("kind,group", list(KUBECTL_HEADERS))
+def test_more_kinds_have_kube_apiservers_columns(kind: str, group: str) -> None:
+    printer = printer_for(kind, group)
+    assert printer is not DEFAULT_PRINTER
+    assert printer.column_names() == KUBECTL_HEADERS[(kind, group)]
+    first = printer.columns[0]
+    assert (first.format, first.description) == ("name", printers._NAME_DOC)
+    assert all(c.type in ("string", "integer", "boolean") for c in printer.columns)
+    plural = next(p for (g, p), k in printers.BUILTIN_RESOURCES.items()
+                  if k == kind and g == group)
+    assert printers.kind_for_resource(plural, group) == kind
+    row = printer.cells({"metadata": dict(META)}, NOW)  # a bare object prints, too
+    assert len(row) == len(printer.columns)
+
+
+def test_kinds_without_a_printer_in_kube_apiserver_keep_name_and_created_at() -> None:
+    for kind, group in [("Role", "rbac.authorization.k8s.io"), ("LimitRange", ""),
+                        ("ClusterRole", "rbac.authorization.k8s.io")]:
+        assert printer_for(kind, group) is DEFAULT_PRINTER
+
+
+def test_column_types_priorities_and_descriptions_follow_the_go_definitions() -> None:
+    cron = printer_for("CronJob", "batch")
+    assert [(c.name, c.type, c.priority) for c in cron.columns if c.type != "string"] == [
+        ("Suspend", "boolean", 0), ("Active", "integer", 0)]
+    assert cron.columns[1].description == (
+        "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.")
+    assert printer_for("Job", "batch").column_names(wide=False) == [
+        "Name", "Status", "Completions", "Duration", "Age"]
+    pc = printer_for("PriorityClass", "scheduling.k8s.io")
+    assert pc.column_names(wide=False)[-1] == "PreemptionPolicy"  # priority 0 in Go too
+    rq = printer_for("VolumeAttachment", "storage.k8s.io").columns[1]
+    assert (rq.name, rq.format) == ("Attacher", "name")
+    handler = printer_for("RuntimeClass", "node.k8s.io").columns[1]
+    assert handler.description == ""  # Go reads ObjectMeta's doc of "handler": none
+    csr = printer_for("CertificateSigningRequest", "certificates.k8s.io").columns[3]
+    assert csr.description == "Base64-encoded PKCS#10 CSR data"  # Go's (odd) pick
+
+
+def test_job_status_completions_and_duration() -> None:
+    template = {"spec": {"containers": [{"name": "pi", "image": "perl"}]}}
+    job = {"spec": {"completions": 3, "template": template,
+                    "selector": {"matchLabels": {"job-name": "x"}}},
+           "status": {"succeeded": 2, "startTime": "2026-01-01T00:00:02Z"}}
+    assert cells("Job", "batch", job) == ["x", "Running", "2/3", "8s", "10s", "pi", "perl",
+                                          "job-name=x"]
+    done = {"spec": {"parallelism": 4}, "status": {
+        "succeeded": 1, "startTime": "2026-01-01T00:00:00Z",
+        "completionTime": "2026-01-01T00:00:05Z",
+        "conditions": [{"type": "Complete", "status": "True"}]}}
+    assert cells("Job", "batch", done)[1:4] == ["Complete", "1/1 of 4", "5s"]
+    for conditions, status in [([{"type": "Failed", "status": "True"}], "Failed"),
+                               ([{"type": "Suspended", "status": "True"}], "Suspended"),
+                               ([{"type": "FailureTarget", "status": "True"}],
+                                "FailureTarget"),
+                               ([{"type": "Complete", "status": "False"}], "Running")]:
+        assert cells("Job", "batch", {"status": {"conditions": conditions}})[1:4] == [
+            status, "0/1", ""]
+    deleting = {"metadata": {**META, "deletionTimestamp": "2026-01-01T00:00:09Z"}}
+    assert printer_for("Job", "batch").cells(deleting, NOW)[1] == "Terminating"
+
+
+def test_cronjob_cells() -> None:
+    cron = {"spec": {"schedule": "*/5 * * * *", "suspend": True, "jobTemplate": {"spec": {
+        "template": {"spec": {"containers": [{"name": "c", "image": "busybox"}]}}}}},
+            "status": {"active": [{"name": "a"}, {"name": "b"}],
+                       "lastScheduleTime": "2026-01-01T00:00:07Z"}}
+    assert cells("CronJob", "batch", cron) == [
+        "x", "*/5 * * * *", "<none>", "True", 2, "3s", "10s", "c", "busybox", "<none>"]
+    assert cells("CronJob", "batch", {"spec": {"timeZone": "Etc/UTC"}})[2:6] == [
+        "Etc/UTC", "<unset>", 0, "<none>"]
+
+
+def test_hpa_targets_as_kubectl_shows_them() -> None:
+    ref = {"kind": "Deployment", "name": "web"}
+    v2 = {"apiVersion": "autoscaling/v2", "spec": {
+        "scaleTargetRef": ref, "minReplicas": 2, "maxReplicas": 10, "metrics": [
+            {"type": "Resource", "resource": {"name": "cpu", "target": {
+                "type": "Utilization", "averageUtilization": 60}}},
+            {"type": "Resource", "resource": {"name": "memory", "target": {
+                "type": "AverageValue", "averageValue": "1024Mi"}}},
+            {"type": "Pods", "pods": {"metric": {"name": "qps"}, "target": {
+                "type": "AverageValue", "averageValue": "1k"}}}]},
+          "status": {"currentReplicas": 3, "currentMetrics": [
+              {"type": "Resource", "resource": {"name": "cpu", "current": {
+                  "averageUtilization": 42, "averageValue": "120m"}}}]}}
+    assert cells("HorizontalPodAutoscaler", "autoscaling", v2) == [
+        "x", "Deployment/web", "cpu: 42%/60%, memory: <unknown>/1Gi + 1 more...", "2", 10, 3,
+        "10s"]
+    others = {"spec": {"metrics": [
+        {"type": "External", "external": {"target": {"averageValue": "30"}}},
+        {"type": "Object", "object": {"target": {"value": "2k"}}}]},
+        "status": {"currentMetrics": [
+            {"type": "External", "external": {"current": {"averageValue": "25"}}},
+            {"type": "Object", "object": {"current": {"value": "1500"}}}]}}
+    assert cells("HorizontalPodAutoscaler", "autoscaling", others)[2:4] == [
+        "25/30 (avg), 1500/2k", "<unset>"]
+    v1 = {"apiVersion": "autoscaling/v1", "spec": {
+        "scaleTargetRef": ref, "maxReplicas": 4, "targetCPUUtilizationPercentage": 50},
+          "status": {"currentCPUUtilizationPercentage": 12}}
+    assert cells("HorizontalPodAutoscaler", "autoscaling", v1)[2] == "cpu: 12%/50%"
+    v1_default = {"apiVersion": "autoscaling/v1", "spec": {"scaleTargetRef": ref}}
+    assert cells("HorizontalPodAutoscaler", "autoscaling", v1_default)[2] == (
+        "cpu: <unknown>/80%")  # autoscaling/v1's implicit default, as the conversion adds
+    no_metrics = {"apiVersion": "autoscaling/v2", "spec": {"metrics": []}}
+    assert cells("HorizontalPodAutoscaler", "autoscaling", no_metrics)[2] == "<none>"
+
+
+def test_volume_claims_and_classes() -> None:
+    pv = {"metadata": {**META, "annotations": {
+        "volume.beta.kubernetes.io/storage-class": "beta"}},
+          "spec": {"capacity": {"storage": "1.5Gi"}, "accessModes": [
+              "ReadWriteMany", "ReadWriteOnce", "ReadWriteOnce", "ReadWriteOncePod"],
+                   "persistentVolumeReclaimPolicy": "Delete", "storageClassName": "fast",
+                   "claimRef": {"namespace": "ns", "name": "data"}, "volumeMode": "Block"},
+          "status": {"phase": "Bound"}}
+    assert printer_for("PersistentVolume").cells(pv, NOW) == [
+        "x", "1536Mi", "RWO,RWX,RWOP", "Delete", "Bound", "ns/data", "beta", "<unset>", "",
+        "10s", "Block"]
+    pending = {"spec": {"resources": {"requests": {"storage": "5Gi"}},
+                        "storageClassName": "fast"}, "status": {"phase": "Pending"}}
+    assert cells("PersistentVolumeClaim", "", pending) == [
+        "x", "Pending", "", "", "", "fast", "<unset>", "10s", "<unset>"]
+    bound = {"metadata": {**META, "deletionTimestamp": "2026-01-01T00:00:09Z"},
+             "spec": {"volumeName": "pv-1", "volumeAttributesClassName": "gold"},
+             "status": {"phase": "Bound", "capacity": {"storage": "1000M"},
+                        "accessModes": ["ReadOnlyMany"]}}
+    assert printer_for("PersistentVolumeClaim").cells(bound, NOW)[:7] == [
+        "x", "Terminating", "pv-1", "1G", "ROX", "", "gold"]
+    sc = {"metadata": {**META, "annotations": {
+        "storageclass.kubernetes.io/is-default-class": "true"}}, "provisioner": "p"}
+    assert printer_for("StorageClass", "storage.k8s.io").cells(sc, NOW) == [
+        "x (default)", "p", "Delete", "Immediate", False, "10s"]
+    driver = {"spec": {"tokenRequests": [{"audience": "a"}, {"audience": "b"}],
+                       "storageCapacity": True}}
+    assert cells("CSIDriver", "storage.k8s.io", driver) == [
+        "x", True, False, True, "a,b", False, "<none>", "10s"]
+    assert cells("CSIStorageCapacity", "storage.k8s.io", {}) == ["x", "", "<unset>"]
+    attachment = {"spec": {"attacher": "csi.x", "nodeName": "n1", "source": {
+        "persistentVolumeName": "pv-1"}}, "status": {"attached": True}}
+    assert cells("VolumeAttachment", "storage.k8s.io", attachment) == [
+        "x", "csi.x", "pv-1", "n1", True, "10s"]
+
+
+def test_network_kinds() -> None:
+    rules = [{"host": f"h{i}.example.com"} for i in range(4)]
+    ingress = {"spec": {"rules": rules, "tls": [{}]}, "status": {"loadBalancer": {
+        "ingress": [{"ip": "10.0.0.2"}, {"hostname": "lb.example.com"}, {"ip": "10.0.0.2"}]}}}
+    assert cells("Ingress", "networking.k8s.io", ingress) == [
+        "x", "<none>", "h0.example.com,h1.example.com,h2.example.com + 1 more...",
+        "10.0.0.2,lb.example.com", "80, 443", "10s"]
+    assert cells("Ingress", "networking.k8s.io", {"spec": {"rules": [{}]}})[2:5] == [
+        "*", "", "80"]
+    params = {"spec": {"controller": "c", "parameters": {"kind": "P", "name": "n"}}}
+    assert cells("IngressClass", "networking.k8s.io", params)[1:3] == ["c", "P/n"]
+    assert cells("NetworkPolicy", "networking.k8s.io", {"spec": {"podSelector": {}}})[1] == (
+        "<none>")
+    subsets = {"subsets": [
+        {"addresses": [{"ip": "10.0.0.1"}, {"ip": "fd00::1"}],
+         "ports": [{"port": 80}, {"port": 443}]}]}
+    assert cells("Endpoints", "", subsets)[1] == "10.0.0.1:80,[fd00::1]:80,10.0.0.1:443 + 1 more..."
+    headless = {"subsets": [{"addresses": [{"ip": "10.0.0.7"}]}]}
+    assert cells("Endpoints", "", headless)[1:] == ["10.0.0.7", "10s"]
+    assert cells("Endpoints", "", {})[1] == "<none>"
+    eps = {"addressType": "IPv4", "ports": [{"port": 80}, {"name": "dns"}, {}],
+           "endpoints": [{"addresses": ["10.0.0.1", "10.0.0.2"]}]}
+    assert cells("EndpointSlice", "discovery.k8s.io", eps) == [
+        "x", "IPv4", "80,dns,*", "10.0.0.1,10.0.0.2", "10s"]
+    assert cells("EndpointSlice", "discovery.k8s.io", {})[2:4] == ["<unset>", "<unset>"]
+
+
+def test_rbac_certificates_and_apiservices() -> None:
+    binding = {"roleRef": {"kind": "ClusterRole", "name": "view"}, "subjects": [
+        {"kind": "User", "name": "jane"}, {"kind": "User", "name": "joe"},
+        {"kind": "Group", "name": "devs"},
+        {"kind": "ServiceAccount", "name": "ci", "namespace": "build"}]}
+    assert cells("RoleBinding", "rbac.authorization.k8s.io", binding) == [
+        "x", "ClusterRole/view", "10s", "jane, joe", "devs", "build/ci"]
+    csr = {"spec": {"signerName": "kubernetes.io/kubelet-serving", "username": "system:node:a",
+                    "expirationSeconds": 3600},
+           "status": {"conditions": [{"type": "Approved"}, {"type": "Failed"}],
+                      "certificate": "LS0t"}}
+    assert cells("CertificateSigningRequest", "certificates.k8s.io", csr) == [
+        "x", "10s", "kubernetes.io/kubelet-serving", "system:node:a", "60m",
+        "Approved,Failed,Issued"]
+    assert cells("CertificateSigningRequest", "certificates.k8s.io", {
+        "status": {"conditions": [{"type": "Approved"}, {"type": "Denied"}]}})[2:] == [
+        "<none>", "", "<none>", "Denied"]
+    local = {"status": {"conditions": [{"type": "Available", "status": "True"}]}}
+    assert cells("APIService", "apiregistration.k8s.io", local) == ["x", "Local", "True",
+                                                                    "10s"]
+    remote = {"spec": {"service": {"namespace": "kube-system", "name": "metrics-server"}},
+              "status": {"conditions": [{"type": "Available", "status": "False",
+                                         "reason": "MissingEndpoints"}]}}
+    assert cells("APIService", "apiregistration.k8s.io", remote)[1:3] == [
+        "kube-system/metrics-server", "False (MissingEndpoints)"]
+    assert cells("APIService", "apiregistration.k8s.io", {})[2] == "Unknown"
+
+
+def test_policy_quota_scheduling_and_admission() -> None:
+    assert cells("PodDisruptionBudget", "policy", {
+        "spec": {"maxUnavailable": 1}, "status": {"disruptionsAllowed": 2}}) == [
+        "x", "N/A", "1", 2, "10s"]
+    quota = {"status": {"hard": {"requests.cpu": "2", "limits.memory": "2Gi", "pods": "10",
+                                 "limits.cpu": "4000m"},
+                        "used": {"requests.cpu": "500m", "pods": "3"}}}
+    assert cells("ResourceQuota", "", quota) == [
+        "x", "10s", "pods: 3/10, requests.cpu: 500m/2", "limits.cpu: 0/4, limits.memory: 0/2Gi"]
+    assert cells("PriorityClass", "scheduling.k8s.io", {
+        "value": 1000, "globalDefault": True, "preemptionPolicy": "Never"}) == [
+        "x", 1000, True, "10s", "Never"]
+    assert cells("RuntimeClass", "node.k8s.io", {"handler": "runsc"}) == ["x", "runsc", "10s"]
+    hooks = {"webhooks": [{"name": "a"}, {"name": "b"}]}
+    assert cells("ValidatingWebhookConfiguration", "admissionregistration.k8s.io",
+                 hooks) == ["x", 2, "10s"]
+    policy = {"spec": {"validations": [{"expression": "true"}],
+                       "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"}}}
+    assert cells("ValidatingAdmissionPolicy", "admissionregistration.k8s.io", policy) == [
+        "x", 1, "v1/ConfigMap", "10s"]
+    group = "admissionregistration.k8s.io"
+    for ref, text in [(None, "<unset>"), ({"name": "p"}, "*/p"),
+                      ({"name": "p", "namespace": "ns"}, "ns/p"),
+                      ({"selector": {"matchLabels": {"b": "2", "a": "1"}, "matchExpressions": [
+                          {"key": "k", "operator": "In", "values": ["v", "w"]}]}},
+                       "&LabelSelector{MatchLabels:map[string]string{a: 1,b: 2,},"
+                       "MatchExpressions:[]LabelSelectorRequirement{"
+                       "LabelSelectorRequirement{Key:k,Operator:In,Values:[v w],},},}")]:
+        spec = {"policyName": "pol", **({"paramRef": ref} if ref else {})}
+        assert cells("ValidatingAdmissionPolicyBinding", group, {"spec": spec})[1:3] == [
+            "pol", text]
+
+
+def test_flowcontrol_sorts_flow_schemas_and_prints_levels() -> None:
+    group = "flowcontrol.apiserver.k8s.io"
+    schemas = [{"metadata": {"name": name}, "spec": {
+        "matchingPrecedence": precedence, "priorityLevelConfiguration": {"name": "pl"}}}
+        for name, precedence in [("b", 500), ("z", 100), ("a", 500)]]
+    schemas[0]["spec"]["distinguisherMethod"] = {"type": "ByUser"}
+    schemas[1]["status"] = {"conditions": [{"type": "Dangling", "status": "False"}]}
+    table = to_table(printer_for("FlowSchema", group), schemas, NOW)
+    assert [r["cells"][:4] + r["cells"][5:] for r in table["rows"]] == [
+        ["z", "pl", 100, "<none>", "False"], ["a", "pl", 500, "<none>", "?"],
+        ["b", "pl", 500, "ByUser", "?"]]
+    limited = {"spec": {"type": "Limited", "limited": {"limitResponse": {
+        "type": "Queue", "queuing": {"queues": 16}}}}}
+    assert cells("PriorityLevelConfiguration", group, limited) == [
+        "x", "Limited", 30, 16, 8, 50, "10s"]
+    assert cells("PriorityLevelConfiguration", group, {"spec": {"type": "Exempt"}}) == [
+        "x", "Exempt", "<none>", "<none>", "<none>", "<none>", "10s"]
+
+
+def test_core_and_apps_leftovers() -> None:
+    rc = {"spec": {"replicas": 3, "selector": {"app": "a"}, "template": {"spec": {
+        "containers": [{"name": "c", "image": "i"}]}}}, "status": {"replicas": 2}}
+    assert cells("ReplicationController", "", rc) == ["x", 3, 2, 0, "10s", "c", "i", "app=a"]
+    owner = {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "web",
+             "controller": True}
+    revision = {"metadata": {**META, "ownerReferences": [owner]}, "revision": 4}
+    assert printer_for("ControllerRevision", "apps").cells(revision, NOW) == [
+        "x", "statefulset.apps/web", 4, "10s"]
+    assert cells("ControllerRevision", "apps", {})[1] == "<none>"
+    template = {"template": {"metadata": {"labels": {"app": "t"}}, "spec": {
+        "containers": [{"name": "c", "image": "i"}]}}}
+    assert cells("PodTemplate", "", template) == ["x", "c", "i", "app=t"]
+    healthy = {"conditions": [{"type": "Healthy", "status": "True", "message": "ok"}]}
+    assert cells("ComponentStatus", "", healthy) == ["x", "Healthy", "ok", ""]

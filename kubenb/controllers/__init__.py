@@ -5,24 +5,34 @@ keeps that shape: `kubenb/server/` is the API server alone, and this package hol
 what kube-controller-manager, the scheduler and a kubelet would run, each a short
 controller over kubenb's client (informers, listers, a workqueue, HTTP writes):
 
-=====================  ======================================================
-name                   what it does
-=====================  ======================================================
-``garbagecollector``   deletes dependents whose owners are gone; background,
-                       foreground and orphan deletion (garbage_collector.py)
-``deployment``         Deployment -> ReplicaSets, rolling updates, revisions,
-                       status and conditions (deployment.py)
-``replicaset``         ReplicaSet -> Pods, adoption, status (replicaset.py)
-``job``                Job -> Pods, completions, parallelism, backoffLimit (job.py)
-``kubelet``            registers a Node, schedules pods onto it, reports them
-                       Running / Succeeded / Failed, ends graceful deletions
-                       (kubelet.py)
-=====================  ======================================================
+=============================  ==============================================
+name                           what it does
+=============================  ==============================================
+``garbagecollector``           deletes dependents whose owners are gone;
+                               background, foreground and orphan deletion
+                               (garbage_collector.py)
+``deployment``                 Deployment -> ReplicaSets, rolling updates,
+                               revisions, status and conditions (deployment.py)
+``replicaset``                 ReplicaSet -> Pods, adoption, status
+                               (replicaset.py)
+``job``                        Job -> Pods, completions, parallelism,
+                               backoffLimit (job.py)
+``kubelet``                    registers a Node, schedules pods onto it,
+                               reports them Running / Succeeded / Failed, ends
+                               graceful deletions (kubelet.py)
+``serviceaccount``             a ``default`` ServiceAccount in every namespace
+                               (serviceaccounts.py)
+``root-ca-cert-publisher``     a ``kube-root-ca.crt`` ConfigMap (the CA bundle
+                               clients trust for the server) in every
+                               namespace (root_ca_publisher.py)
+=============================  ==============================================
 
 `ControllerManager` runs a chosen set of them over a connection of its own, as
 kube-controller-manager does (`--controllers=*,-job` works here too).
 `kubenb.embedded()` and `python -m kubenb serve` start one with every controller on;
 `kubenb.embedded(controllers=False)` gives a bare API server.
+A controller whose name has dashes is the attribute with underscores
+(`manager.root_ca_cert_publisher`).
 """
 
 from __future__ import annotations
@@ -40,6 +50,8 @@ from kubenb.controllers.garbage_collector import GarbageCollector
 from kubenb.controllers.job import JobController
 from kubenb.controllers.kubelet import NODE_NAME, Kubelet
 from kubenb.controllers.replicaset import ReplicaSetController
+from kubenb.controllers.root_ca_publisher import RootCAPublisher
+from kubenb.controllers.serviceaccounts import ServiceAccountsController
 from kubenb.errors import KubenbError
 
 __all__ = [
@@ -50,13 +62,24 @@ __all__ = [
     "JobController",
     "Kubelet",
     "ReplicaSetController",
+    "RootCAPublisher",
+    "ServiceAccountsController",
     "controller_names",
 ]
 
 log = logging.getLogger(__name__)
 
 #: Every controller a ControllerManager can run, in the order they start.
-CONTROLLERS = ("kubelet", "garbagecollector", "replicaset", "deployment", "job")
+CONTROLLERS = ("kubelet", "garbagecollector", "replicaset", "deployment", "job",
+               "serviceaccount", "root-ca-cert-publisher")
+
+#: The controllers that fill every namespace: `start()` returns once they have.
+_POPULATING = ("serviceaccount", "root-ca-cert-publisher")
+
+
+def _attribute(name: str) -> str:
+    """The ControllerManager attribute of a controller name (dashes are underscores)."""
+    return name.replace("-", "_")
 
 
 def controller_names(controllers: bool | str | Iterable[str] | None) -> tuple[str, ...]:
@@ -98,15 +121,20 @@ class ControllerManager:
     options to the `Kubelet` (e.g. `{"start_delay": 0.5}`). `events=False` records no
     Events.
 
-    `start()` registers the Node and starts everything once the caches have listed;
-    `stop()` stops every controller and joins every thread. The controllers are
-    attributes: `manager.deployment`, `manager.kubelet`, ... (None when off).
+    `start()` registers the Node and starts everything once the caches have listed,
+    and returns once every namespace has its `default` ServiceAccount and
+    `kube-root-ca.crt` ConfigMap (when those controllers run); `root_ca` is the PEM that
+    ConfigMap publishes (None: the CA this manager's connection trusts, "" over plain
+    HTTP). `stop()` stops every controller and joins every thread. The controllers are
+    attributes: `manager.deployment`, `manager.kubelet`, `manager.root_ca_cert_publisher`,
+    ... (None when off).
     """
 
     def __init__(self, cluster_or_kubeconfig: Any,
                  controllers: bool | str | Iterable[str] | None = True, *,
                  clock: Clock | None = None, workers: int = 2, events: bool = True,
-                 kubelet: dict[str, Any] | None = None) -> None:
+                 kubelet: dict[str, Any] | None = None,
+                 root_ca: bytes | str | None = None) -> None:
         from kubenb.client.config import load_config
         from kubenb.cluster import Cluster
 
@@ -144,6 +172,11 @@ class ControllerManager:
             if "deployment" in on else None
         self.job = JobController(self.cluster, clock=clock_, workers=n,
                                  recorder=recorder("job-controller")) if "job" in on else None
+        self.serviceaccount = ServiceAccountsController(self.cluster, clock=clock_, workers=1) \
+            if "serviceaccount" in on else None
+        self.root_ca_cert_publisher = RootCAPublisher(
+            self.cluster, clock=clock_, workers=1, root_ca=root_ca) \
+            if "root-ca-cert-publisher" in on else None
         self._started: list[Any] = []
 
     def __repr__(self) -> str:
@@ -159,25 +192,30 @@ class ControllerManager:
     def __getitem__(self, name: str) -> Any:
         if name not in CONTROLLERS:
             raise KeyError(f"no controller {name!r}; there are {', '.join(CONTROLLERS)}")
-        return getattr(self, name)
+        return getattr(self, _attribute(name))
 
     @property
     def controllers(self) -> dict[str, Any]:
         """The running set: name -> controller object."""
-        return {name: getattr(self, name) for name in self.names}
+        return {name: self[name] for name in self.names}
 
     def start(self, timeout: float = 60.0) -> ControllerManager:
-        """Start every chosen controller (the informers list first); returns self."""
+        """Start every chosen controller (the informers list first); returns self once
+        every namespace holds what the namespace controllers put there."""
         if self._started:
             return self
+        deadline = time.monotonic() + timeout
         try:
             for name in self.names:
-                controller = getattr(self, name)
+                controller = self[name]
                 if name in ("replicaset", "job"):
                     controller.run(timeout=timeout)
                 else:
                     controller.run()
                 self._started.append(controller)
+            for name in _POPULATING:
+                if name in self.names:
+                    self[name].wait_populated(max(deadline - time.monotonic(), 1.0))
         except BaseException:
             self.stop()
             raise

@@ -74,6 +74,18 @@ def not_found(plural: str, name: str, group: str = "") -> StatusError:
                 _details(name, plural, group))
 
 
+def namespace_terminating(plural: str, name: str, namespace: str, group: str = ""
+                          ) -> StatusError:
+    """403 for a create in a namespace being deleted (NamespaceLifecycle admission), with
+    the `NamespaceTerminating` cause controllers look for."""
+    what = f'{_qualified(plural, group)} "{name}"' if name else _qualified(plural, group)
+    details = _details(name, plural, group)
+    details["causes"] = [cause("NamespaceTerminating", "metadata.namespace",
+                               f"namespace {namespace} is being terminated")]
+    return _err(403, "Forbidden", f"{what} is forbidden: unable to create new content in "
+                f"namespace {namespace} because it is being terminated", details)
+
+
 def resource_not_found() -> StatusError:
     """404 for an unknown resource inside a known group-version."""
     return _err(404, "NotFound", "the server could not find the requested resource", {})

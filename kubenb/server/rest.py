@@ -172,9 +172,15 @@ class Registry:
 
     # -- helpers -------------------------------------------------------------------
 
-    def _namespace_must_exist(self, namespace: str) -> None:
-        if self.storage.get("namespaces", "", namespace) is None:
+    def _namespace_must_exist(self, namespace: str, rtype: ResourceType | None = None,
+                              name: str = "") -> None:
+        """404 without the namespace; with `rtype` (a create), 403 while it is being
+        deleted, as the apiserver's NamespaceLifecycle admission answers."""
+        ns = self.storage.get("namespaces", "", namespace)
+        if ns is None:
             raise errors.not_found("namespaces", namespace)
+        if rtype is not None and ns["metadata"].get("deletionTimestamp"):
+            raise errors.namespace_terminating(rtype.plural, name, namespace, rtype.group)
 
     def _get_or_404(self, rtype: ResourceType, namespace: str, name: str) -> Obj:
         obj = self.storage.get(rtype.key, namespace, name)
@@ -322,7 +328,7 @@ class Registry:
             namespace = ""
         with self.storage.lock:
             if rtype.namespaced:
-                self._namespace_must_exist(namespace)
+                self._namespace_must_exist(namespace, rtype, str(meta.get("name") or ""))
             causes = validate_metadata(rtype.plural, meta)
             if causes:
                 raise errors.invalid(rtype.kind, str(meta.get("name") or ""), causes,
@@ -773,6 +779,11 @@ class Registry:
             if marked is old:
                 return present(rtype, old)
             if marked is not None:
+                if rtype.key == "namespaces":  # finalizers hold it: Terminating, emptied
+                    marked = dict(marked, status=dict(marked.get("status") or {},
+                                                      phase="Terminating"))
+                    if not self.dry_run:
+                        self._empty_namespace(name)
                 return present(rtype, self._put(rtype, ns, name, marked))
             if rtype.key == "namespaces":
                 return self._delete_namespace(name, old)
@@ -795,12 +806,17 @@ class Registry:
         if self.dry_run:
             return terminating
         shown = self.storage.put("namespaces", "", name, terminating)
+        self._empty_namespace(name)
+        self.storage.delete("namespaces", "", name)
+        return shown
+
+    def _empty_namespace(self, name: str) -> None:
+        """Remove every object in namespace `name` (the namespace controller's work,
+        done at once)."""
         for rtype in self.types.types():
             if rtype.namespaced:
                 for obj in self.storage.list(rtype.key, name)[0]:
                     self.storage.delete(rtype.key, name, obj["metadata"]["name"])
-        self.storage.delete("namespaces", "", name)
-        return shown
 
     def delete_collection(self, rtype: ResourceType, namespace: str | None,
                           params: dict[str, str], options: dict[str, Any]) -> Obj:

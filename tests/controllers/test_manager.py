@@ -24,9 +24,10 @@ def test_controller_names_follow_kube_controller_manager() -> None:
     assert controller_names(False) == controller_names(None) == controller_names("") == ()
     assert controller_names({"job", "kubelet"}) == ("kubelet", "job")
     assert controller_names("*,-job") == ("kubelet", "garbagecollector", "replicaset",
-                                          "deployment")
-    assert controller_names(["*", "-kubelet", "-garbagecollector"]) == (
-        "replicaset", "deployment", "job")
+                                          "deployment", "serviceaccount",
+                                          "root-ca-cert-publisher")
+    assert controller_names(["*", "-kubelet", "-garbagecollector", "-serviceaccount"]) == (
+        "replicaset", "deployment", "job", "root-ca-cert-publisher")
     with pytest.raises(KubenbError, match=r"unknown controller 'cronjob'.*garbagecollector"):
         controller_names("deployment,cronjob")
 

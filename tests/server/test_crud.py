@@ -281,6 +281,27 @@ def test_namespace_delete_empties_it(api: Api) -> None:
     assert api.delete("/api/v1/namespaces/default").status_code == 403
 
 
+def test_a_namespace_held_by_finalizers_is_terminating_and_refuses_creates(api: Api) -> None:
+    api.post("/api/v1/namespaces", {"metadata": {"name": "held",
+                                                 "finalizers": ["kubenb.io/hold"]}})
+    api.create_cm("a", ns="held")
+    ns = api.delete("/api/v1/namespaces/held").json()
+    assert ns["status"]["phase"] == "Terminating" and ns["metadata"]["deletionTimestamp"]
+    assert api.get("/api/v1/namespaces/held").json()["status"]["phase"] == "Terminating"
+    assert api.get("/api/v1/namespaces/held/configmaps").json()["items"] == []  # emptied
+    refused = api.post("/api/v1/namespaces/held/configmaps", {"metadata": {"name": "b"}})
+    assert refused.status_code == 403  # NamespaceLifecycle admission, as a real server
+    assert refused.json()["message"] == (
+        'configmaps "b" is forbidden: unable to create new content in namespace held '
+        "because it is being terminated")
+    assert refused.json()["details"] == {"name": "b", "kind": "configmaps", "causes": [
+        {"reason": "NamespaceTerminating", "message": "namespace held is being terminated",
+         "field": "metadata.namespace"}]}
+    released = api.patch("/api/v1/namespaces/held", {"metadata": {"finalizers": None}})
+    assert released.status_code == 200
+    assert api.get("/api/v1/namespaces/held").status_code == 404
+
+
 def test_delete_collection_with_selector(api: Api) -> None:
     for i in range(4):
         api.create_cm(f"c{i}", labels={"batch": "delete-me" if i % 2 else "keep"})
