@@ -191,7 +191,12 @@ class ProcessorListener:
         self._clock: Clock = clock if clock is not None else RealClock()
         self._sync_tracker = SingleFileTracker(upstream_has_synced)
 
-        self._cond = threading.Condition(threading.Lock())
+        # The lock is taken directly on the hot path (a Condition's own `with` is two
+        # Python-level calls more per notification, on the sender and on this thread),
+        # and `add` notifies only while the thread waits.
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._waiting = False
         self._pending: deque[Notification] = deque()
         self._stopped = False
         self._busy = False
@@ -212,24 +217,30 @@ class ProcessorListener:
 
     def add(self, notification: Notification) -> None:
         """Queue a notification; never blocks. Dropped once the listener stopped."""
-        with self._cond:
+        with self._lock:
             if self._stopped:
                 return
             if notification.__class__ is AddNotification and notification.is_in_initial_list:
                 self._sync_tracker.start()
             self._pending.append(notification)
-            self._cond.notify()
+            if self._waiting:
+                self._cond.notify()
 
     def run(self) -> None:
         """Deliver notifications until `stop()`; what is still queued then is dropped
         (as in Go, where closing the listener discards its buffer)."""
         pending = self._pending
         cond = self._cond
+        lock = self._lock
         while True:
-            with cond:
+            with lock:
                 while not pending and not self._stopped:
                     self._busy = False
-                    cond.wait()
+                    self._waiting = True
+                    try:
+                        cond.wait()
+                    finally:
+                        self._waiting = False
                 if self._stopped:
                     self._busy = False
                     return
