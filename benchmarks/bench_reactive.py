@@ -11,8 +11,9 @@
   the same with a fresh `.df` snapshot taken after each batch.
 - `.df`: a snapshot of N and 10 x N rows after a change, against a rebuild from scratch.
 
-Targets (issue 6): p99 under 300 ms, upkeep under 20% of one core, incremental upkeep
-at least 5x cheaper than rebuilding.
+Targets: p99 at most 150 ms without `cache_gc_policy()` (issue 20; it was 300 ms in
+issue 6), upkeep under 20% of one core, incremental upkeep at least 5x cheaper than
+rebuilding.
 
 `python -m benchmarks.bench_reactive serve N EVENTS RATE` is the churn server.
 """
@@ -44,7 +45,7 @@ from kubenb.reactive import LiveFrame, Publisher, build_frame
 
 SENT = "kubenb.io/bench-sent"
 PLACEHOLDER = "0" * 17  # f"{time.time():017.6f}" has the same width
-P99_TARGET = 0.300
+P99_TARGET = 0.150
 UPKEEP_TARGET = 0.20
 
 
@@ -375,19 +376,20 @@ def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
     results = upkeep_results(n, max(1, n // 50), rounds)  # 200 rows of 10k: 2k/s at 10/s
     results += df_results(n, rounds)
     results += df_results(n * 10, max(1, rounds - 1))
-    p99_ok = "ok" if churn["p99"] < P99_TARGET else "MISSED"
+    p99_ok = "ok" if churn["p99"] <= P99_TARGET else "MISSED"
     upkeep = churn["apply"] + churn["handlers"]
     upkeep_ok = "ok" if upkeep < UPKEEP_TARGET else "MISSED"
     print(f"LiveFrame under churn: {n:,} pods, {churn['events']:,} MODIFIED events at "
           f"2,000/s over {churn['wall']:.1f} s, {churn['batches']} batches applied")
     print(f"  watch event -> frame  p50 {churn['p50'] * 1000:.0f} ms, p99 "
           f"{churn['p99'] * 1000:.0f} ms, max {churn['max'] * 1000:.0f} ms over "
-          f"{churn['measured']:,} shown states  (target p99 < {P99_TARGET * 1000:.0f} ms) "
+          f"{churn['measured']:,} shown states  (target p99 <= {P99_TARGET * 1000:.0f} ms, "
+          "without cache_gc_policy) "
           f"{p99_ok}")
     print(f"    of which informer   p50 {churn['arrival_p50'] * 1000:.0f} ms, p99 "
           f"{churn['arrival_p99'] * 1000:.0f} ms (server -> the frame's handler: HTTP, "
           "decoding, DeltaFIFO, indexer, listener, GC pauses)")
-    tuned_ok = "ok" if tuned["p99"] < P99_TARGET else "MISSED"
+    tuned_ok = "ok" if tuned["p99"] <= P99_TARGET else "MISSED"
     print(f"  with kubenb.cache_gc_policy(): p50 {tuned['p50'] * 1000:.0f} ms, p99 "
           f"{tuned['p99'] * 1000:.0f} ms, max {tuned['max'] * 1000:.0f} ms; informer p99 "
           f"{tuned['arrival_p99'] * 1000:.0f} ms  {tuned_ok}")
