@@ -43,6 +43,7 @@ from typing import Any
 import requests
 
 from kubenb.cache.backoff import ExponentialBackoff, RetryWithDeadline
+from kubenb.cache.keys import meta_namespace_key_func
 from kubenb.cache.listwatch import ListerWatcher, Watcher
 from kubenb.client.abort import AbortScope
 from kubenb.client.decode import promote_young
@@ -514,9 +515,7 @@ class Reflector:
     def _watch_list(self, stop: threading.Event) -> tuple[Watcher, Iterator[Any]] | None:
         """Stream the initial state; return the still-open watch and the iterator that
         read it (the live events follow on the same one), or None to fall back to LIST."""
-        from kubenb.cache.store import new_store
-
-        key_func = getattr(self.store, "key_of", None)
+        key_of = getattr(self.store, "key_of", None) or meta_namespace_key_func
         while not stop.is_set():
             self.state = "listing"
             with self._lock:
@@ -538,14 +537,16 @@ class Reflector:
                 return None
             with self._lock:
                 self._watch = watch
-            temp = new_store(key_func) if key_func else new_store()
+            # client-go's temporary store, as a plain dict: one thread fills it, and
+            # nothing reads it before the end bookmark (no lock, no indexes needed).
+            temp: dict[str, Any] = {}
             # One iterator for the whole stream: a second `iter(watch)` would start a new
             # read of the response, and a real Watch closes its response when the first
             # iterator is dropped, so the live part would be lost.
             events = iter(watch)
             try:
                 done_rv = None if stop.is_set() else self._stream_initial(
-                    watch, events, temp, started, stop)
+                    watch, events, temp, key_of, started, stop)
             except Exception as err:  # G72: retry, or fall back to LIST
                 watch.stop()
                 with self._lock:
@@ -565,7 +566,7 @@ class Reflector:
                 continue  # closed before the end bookmark: ask again
             with self._lock:
                 self._rv_unavailable = False
-            items = temp.list()
+            items = list(temp.values())
             self._count("objects_listed", len(items))
             self.store.replace(items, done_rv)
             self._set_last_sync_rv(done_rv)
@@ -585,8 +586,9 @@ class Reflector:
             return True
         return False
 
-    def _stream_initial(self, watch: Watcher, events: Iterator[Any], temp: Any,
-                        started: float, stop: threading.Event) -> str | None:
+    def _stream_initial(self, watch: Watcher, events: Iterator[Any], temp: dict[str, Any],
+                        key_of: Callable[[Any], str], started: float,
+                        stop: threading.Event) -> str | None:
         """Read the initial events into `temp` up to the initial-events-end bookmark and
         return its resourceVersion; None when the stream ended (or `stop`) before it.
         A stream that ends within a second with no event is a very short watch (raised,
@@ -598,12 +600,12 @@ class Reflector:
             count += 1
             obj = event.object
             if event.type == "ADDED":
-                temp.add(obj)
+                temp[key_of(obj)] = obj
                 self._promote_if_burst()
             elif event.type == "MODIFIED":
-                temp.update(obj)
+                temp[key_of(obj)] = obj
             elif event.type == "DELETED":
-                temp.delete(obj)
+                temp.pop(key_of(obj), None)
             elif event.type == "BOOKMARK":
                 annotations = (obj.get("metadata") or {}).get("annotations") or {}
                 if annotations.get(INITIAL_EVENTS_END) == "true":
