@@ -1,10 +1,11 @@
 """Transforms that slim objects before an informer caches them (client-go `TransformFunc`s).
 
-`transform_strip_managed_fields()` is controller-runtime's / client-go's
-`TransformStripManagedFields()`: `metadata.managedFields` is the server's record of which
-manager set which field. Nothing reads it from a cache (server-side apply computes it on the
-server), and on a pod from a real kube-apiserver it is more than half of the decoded
-object (docs/informers.md, "Memory"). Pass it as an informer's `transform`, to
+`transform_strip_managed_fields()` is controller-runtime's
+`cache.TransformStripManagedFields()`, the transform Go controllers give client-go's
+`SetTransform` or `informers.WithTransform`. `metadata.managedFields` is the server's
+record of which manager set which field. Nothing reads it from a cache (server-side
+apply computes it on the server), and on a pod from a real kube-apiserver it is more than
+half of the decoded object (docs/informers.md, "Memory"). Pass it as an informer's `transform`, to
 `set_transform` before start, or to `SharedInformerFactory(..., transform=...)` for every
 informer the factory makes.
 
