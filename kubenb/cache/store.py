@@ -273,7 +273,9 @@ class ThreadSafeStore:
 
     def _served_space(self, value: str) -> dict[Any, Any]:
         """The objects a served index holds under `value` (a namespace, "" for none)."""
-        return self._spaces.get(value if value else None, {})
+        if value == "":
+            return self._spaces.get(None, {})
+        return self._spaces.get(value, {}) if isinstance(value, str) else {}
 
     def index(self, index_name: str, obj: Any) -> builtins.list[Any]:
         """The stored objects sharing any `index_name` value with `obj`."""
