@@ -44,6 +44,7 @@ from kubenb.cache.selectors import (
 from kubenb.cache.shared_informer import SharedIndexInformer
 from kubenb.cache.store import Indexer, Store, ThreadSafeStore, new_indexer, new_store
 from kubenb.cache.synctrack import AsyncTracker, SingleFileTracker
+from kubenb.cache.transforms import transform_strip_managed_fields
 from kubenb.cache.wait import wait_for_cache_sync, wait_for_named_cache_sync
 
 __all__ = [
@@ -99,6 +100,7 @@ __all__ = [
     "parse_label_selector",
     "process_deltas",
     "split_meta_namespace_key",
+    "transform_strip_managed_fields",
     "wait_for_cache_sync",
     "wait_for_named_cache_sync",
 ]

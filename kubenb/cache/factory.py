@@ -5,11 +5,14 @@ client-go's dynamic informer factory. Asking twice for the same
 informer, so every handler and lister in a notebook or controller shares one watch
 and one cache. `start` runs the informers not yet running, `wait_for_cache_sync`
 waits for their first lists, and `shutdown` stops them all and joins every thread.
+`transform=` gives every informer it makes that transform (client-go's `WithTransform`
+factory option), e.g. `transform_strip_managed_fields()` to slim the caches.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -47,14 +50,19 @@ class GenericInformer:
 
 class SharedInformerFactory(TypedInformerGroups):
     """Makes and shares informers over a `DynamicClient`; `core()`, `apps()`, ... (from
-    `TypedInformerGroups`) give client-go's typed accessors over the same informers."""
+    `TypedInformerGroups`) give client-go's typed accessors over the same informers.
+
+    `transform` is every informer's transform (client-go's `WithTransform`) unless
+    `for_resource` names another for the informer it makes."""
 
     def __init__(self, dynamic: Any, default_resync: float = 0.0, *, clock: Clock | None = None,
-                 queue: str = "DeltaFIFO", **reflector_options: Any) -> None:
+                 queue: str = "DeltaFIFO", transform: Callable[[Any], Any] | None = None,
+                 **reflector_options: Any) -> None:
         self.dynamic = dynamic
         self.default_resync = default_resync
         self.clock = clock
         self.queue = queue
+        self.transform = transform
         self.reflector_options = reflector_options
         self._lock = threading.Lock()
         self._informers: dict[InformerKey, SharedIndexInformer] = {}
@@ -71,7 +79,8 @@ class SharedInformerFactory(TypedInformerGroups):
                      queue: str | None = None) -> GenericInformer:
         """The shared informer for this resource view (made on first request).
 
-        `resync`, `transform` and `queue` apply only when the informer is made.
+        `resync`, `transform` and `queue` apply only when the informer is made; without
+        them it gets the factory's (`transform=None` here means the factory's transform).
         """
         from kubenb.client.dynamic import _selector
 
@@ -93,7 +102,9 @@ class SharedInformerFactory(TypedInformerGroups):
                     list_watch, None,
                     self.default_resync if resync is None else resync,
                     {NAMESPACE_INDEX: meta_namespace_index_func},
-                    queue=queue or self.queue, transform=transform, clock=self.clock,
+                    queue=queue or self.queue,
+                    transform=self.transform if transform is None else transform,
+                    clock=self.clock,
                     **self.reflector_options)
                 self._informers[key] = informer
         return GenericInformer(informer, resource, group)
