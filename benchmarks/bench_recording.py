@@ -16,18 +16,22 @@ of its own and does the same work for every path). On a machine whose CPUs other
 keep busy, wall-clock time moves with their load from round to round; CPU time moves
 much less, and shows what recording costs in work: on a machine with a CPU to spare,
 the writer's compression (zlib, which runs without the GIL) overlaps the informer and
-costs little wall-clock time; with no CPU to spare it costs its CPU time in full.
+costs little wall-clock time; with no CPU to spare it costs its CPU time in full, and
+on a VM whose CPUs slow each other (the machine-check row, benchmarks/vcpu_check.py)
+it also slows the informer's own threads while it runs beside them.
 """
 
 from __future__ import annotations
 
 import gc
+import os
 import statistics
 import tempfile
 import threading
 import time
 from pathlib import Path
 
+from benchmarks import vcpu_check
 from benchmarks.bench_informer import make_stream, replay_process
 from benchmarks.harness import Result
 from kubenb.cache.handlers import ResourceEventHandlerFuncs
@@ -105,6 +109,11 @@ def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
                     f"the same informer, not recorded{measure}", min(times[base]),
                     target if not measure else None,
                     tuple(b / k for k, b in zip(times[name], times[base], strict=True))))
+        if len(os.sched_getaffinity(0)) >= 2:
+            # how much this machine's CPUs slow each other during this run: the writer's
+            # compression runs beside the informer, on the other CPU
+            results.append(vcpu_check.result(stream.read_bytes().splitlines()[:10_000],
+                                             rounds))
         per = {name: statistics.median(cpu[name]) / events * 1e6 for name in PATHS}
         print(f"recording: CPU time of the process per event, median of {rounds} rounds: "
               + ", ".join(f"{name} {us:.0f} µs" for name, us in per.items())

@@ -11,7 +11,7 @@ bytes object: not copied, not decoded again, see `RecordingWatch`). Objects that
 be redacted are the exception: they are encoded once (msgspec). Everything else
 happens on the recorder's own thread, in batches: framing each line (`{"t":..,"r":..,
 "op":"event",` + the line), gzip (zlib level 1, which runs without the GIL), a sync
-flush after every chunk of at most 1 MiB (so the file is readable up to there at any
+flush after every chunk of about 256 KiB (so the file is readable up to there at any
 time, whatever happens to the process) and the write. The queue is bounded
 (`queue_bytes`): when the writer falls that far behind, the informer waits for it
 (backpressure: nothing is dropped), and if the writer makes no progress at all for
@@ -55,7 +55,7 @@ log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder().encode
 _TAIL, _EVENT_TAIL = -1, -2  # the resource of a queued line that is not a raw event
 _BATCH_BYTES = 512 << 10  # wake the writer when this much is waiting (uncompressed)
-_CHUNK_BYTES = 1 << 20  # compress, sync-flush and check max_bytes at least this often
+_CHUNK_BYTES = 256 << 10  # compress, sync-flush and check max_bytes this often (fits L2)
 DEFAULT_QUEUE_BYTES = 32 << 20
 DEFAULT_STALL_TIMEOUT = 30.0
 STOP_REASONS = ("stopped", "duration", "max-events", "max-bytes", "write-error",
@@ -111,7 +111,7 @@ class Recorder:
     for any reason, which `reason` names.
 
     `max_bytes` bounds the file on disk: checked after every chunk written, so the file
-    may pass it by at most one chunk (1 MiB of lines before compression, or one list
+    may pass it by at most one chunk (256 KiB of lines before compression, or one list
     page if that is larger). `max_events` counts watch events (bookmarks included).
     `redact` names fields to remove from every object; Secret values are removed unless
     `redact_secrets=False`. `compresslevel` is gzip's: 1 (the default) is the cheapest
