@@ -187,11 +187,14 @@ def make_stream(path: Path, events: int, pods: int = 1000) -> None:
 
 
 @contextmanager
-def replay_process(stream: Path) -> Iterator[tuple[str, int]]:
-    """The replay server's URL and process id, while it runs."""
+def replay_process(stream: Path, per_event: bool = False) -> Iterator[tuple[str, int]]:
+    """The replay server's URL and process id, while it runs (`per_event`: each event
+    its own HTTP chunk, as a kube-apiserver flushes them; else 64 KiB chunks)."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if per_event:
+        env["REPLAY_CHUNKS"] = "per-event"
     proc = subprocess.Popen([sys.executable, "-m", "benchmarks.replay_server", str(stream)],
-                            stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            stdout=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

@@ -2,9 +2,10 @@
 
 `Cluster.record(resources, path)` (or `python -m kubenb record`) rides on informers
 and writes their lists, watch events, bookmarks, errors and watch ends, with arrival
-times, to a gzip-compressed JSON-lines file. `Recording.read(path)` reads it back
-(also a file cut short by a crash), and `kubenb.embedded(replay=path)` replays it
-through the embedded API server (kubenb.server.replay). docs/recording.md explains it.
+times, to a JSON-lines file (gzip-compressed unless compresslevel=0).
+`Recording.read(path)` reads it back (also a file cut short by a crash), and
+`kubenb.embedded(replay=path)` replays it through the embedded API server
+(kubenb.server.replay). docs/recording.md explains it.
 """
 
 from kubenb.recording.format import (

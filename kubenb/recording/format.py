@@ -1,4 +1,5 @@
-"""The recording file: gzip-compressed JSON lines, a header first, read back tolerantly.
+"""The recording file: JSON lines (gzip-compressed, or plain), a header first, read back
+tolerantly.
 
 One file holds what the informers of one or more resources received, in arrival order
 (docs/recording.md has the full format):
@@ -12,9 +13,10 @@ One file holds what the informers of one or more resources received, in arrival 
     {"t": 60.000, "op": "stop", "reason": "stopped", "events": 1234, ...}
 
 `t` is seconds since the header's `started`, `r` the index of the resource in the
-header. The writer sync-flushes the compressor every quarter second (and every MiB),
-so a file cut short by a crash still reads back up to its last flushed line; the
-"stop" trailer is missing then, and `Recording.complete` says so.
+header. The recorder writes one gzip member and sync-flushes it every quarter second
+(and every 256 KiB of lines), or plain lines with compresslevel=0; readers take either.
+A file cut short by a crash still reads back up to its last flushed line; the "stop"
+trailer is missing then, and `Recording.complete` says so.
 
 Reading turns the raw lines into `Entry` items: list pages are joined into one list,
 and the initial events of a streaming list (watch-list) become one list too, so a

@@ -5,15 +5,20 @@ Every list page it returns, every watch it opens, every event (bookmarks too) it
 on, every error and every end of a watch is reported to the `Recorder` with the
 moment it arrived, and passed on untouched. The Reflector cannot tell the difference.
 
-On the informer's thread a report costs little: for a kubenb `Watch` the event's line
-is written as the server sent it (no encoding; the line is taken as the Watch splits
-its stream, see `RecordingWatch`), otherwise the object is encoded once (msgspec), as
-it is for redacted resources. Compressing and writing happen on the recorder's own
-thread, in batches, with a gzip sync flush every `flush_interval` and every MiB (so the
-file is readable up to there at any time, whatever happens to the process).
-Recording stops cleanly (a "stop" trailer, the file closed) on `stop()`, after
-`duration`, or when `max_events` events or `max_bytes` bytes on disk are reached;
-from then on the wrappers only pass things through.
+On the informer's thread a watch event costs three appends to a list under a lock:
+its arrival time, its resource and the very line the server sent (the Watch's own
+bytes object: not copied, not decoded again, see `RecordingWatch`). Objects that must
+be redacted are the exception: they are encoded once (msgspec). Everything else
+happens on the recorder's own thread, in batches: framing each line (`{"t":..,"r":..,
+"op":"event",` + the line), gzip (zlib level 1, which runs without the GIL), a sync
+flush after every chunk of about 256 KiB (so the file is readable up to there at any
+time, whatever happens to the process) and the write. The queue is bounded
+(`queue_bytes`): when the writer falls that far behind, the informer waits for it
+(backpressure: nothing is dropped), and if the writer makes no progress at all for
+`stall_timeout` seconds, recording stops ("write-stalled") rather than hold the
+informer any longer. Recording stops cleanly (a "stop" trailer, the file closed) on
+`stop()`, after `duration`, or when `max_events` events or `max_bytes` bytes on disk
+are reached; from then on the wrappers only pass things through.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import logging
 import os
 import threading
 import time
+import zlib
 from collections import deque
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -38,7 +44,6 @@ from kubenb.clock import Clock, RealClock
 from kubenb.errors import ApiError
 from kubenb.recording.format import (
     RecordingError,
-    RecordingWriter,
     ResourceSpec,
     encode_line,
     make_header,
@@ -48,9 +53,53 @@ from kubenb.recording.redact import Redactor
 log = logging.getLogger(__name__)
 
 _encode = msgspec.json.Encoder().encode
-_BATCH_BYTES = 256 << 10  # wake the writer when this much is waiting (uncompressed)
-_FLUSH_BYTES = 1 << 20  # sync-flush at least this often (uncompressed), besides by time
-STOP_REASONS = ("stopped", "duration", "max-events", "max-bytes", "write-error")
+_TAIL, _EVENT_TAIL = -1, -2  # the resource of a queued line that is not a raw event
+_BATCH_BYTES = 512 << 10  # wake the writer when this much is waiting (uncompressed)
+_CHUNK_BYTES = 256 << 10  # compress, sync-flush and check max_bytes this often (fits L2)
+DEFAULT_QUEUE_BYTES = 32 << 20
+DEFAULT_STALL_TIMEOUT = 30.0
+STOP_REASONS = ("stopped", "duration", "max-events", "max-bytes", "write-error",
+                "write-stalled")
+
+
+class _Sink:
+    """The recorder's file: one gzip member with a sync flush after every chunk, or
+    plain JSON lines at compresslevel 0. Counts the bytes it wrote (pipes have no tell)."""
+
+    def __init__(self, path: Path, compresslevel: int) -> None:
+        try:
+            self._fh = open(path, "wb", buffering=0)  # noqa: SIM115 - closed in close()
+        except OSError as exc:
+            raise RecordingError(f"cannot write the recording {path}: "
+                                 f"{exc.strerror or exc}") from None
+        self._z = (zlib.compressobj(compresslevel, zlib.DEFLATED, 31)
+                   if compresslevel > 0 else None)
+        self.size = 0
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        """Write complete lines; every one of them reads back from the file alone."""
+        z = self._z
+        if z is not None:  # zlib compresses with the GIL released
+            data = z.compress(data) + z.flush(zlib.Z_SYNC_FLUSH)
+        view = memoryview(data)
+        while view:
+            view = view[self._fh.write(view) or 0:]
+        self.size += len(data)
+
+    def close(self, last: bytes = b"") -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            z = self._z
+            data = z.compress(last) + z.flush() if z is not None else last
+            view = memoryview(data)
+            while view:
+                view = view[self._fh.write(view) or 0:]
+            self.size += len(data)
+        finally:
+            self._fh.close()
 
 
 class Recorder:
@@ -61,11 +110,15 @@ class Recorder:
     `with` block) closes the file cleanly; `wait()` returns when recording has stopped
     for any reason, which `reason` names.
 
-    `max_bytes` bounds the file on disk: checked after every flush, so the file may pass
-    it by at most one batch (at most 1 MiB before compression). `max_events` counts
-    watch events (bookmarks included). `redact` names fields to remove from every
-    object; Secret values are removed unless `redact_secrets=False`. `compresslevel` is
-    gzip's: 1 (the default) is the cheapest in CPU, 9 the smallest, 0 stores only.
+    `max_bytes` bounds the file on disk: checked after every chunk written, so the file
+    may pass it by at most one chunk (256 KiB of lines before compression, or one list
+    page if that is larger). `max_events` counts watch events (bookmarks included).
+    `redact` names fields to remove from every object; Secret values are removed unless
+    `redact_secrets=False`. `compresslevel` is gzip's: 1 (the default) is the cheapest
+    in CPU, 9 the smallest; 0 writes plain JSON lines (no gzip). `queue_bytes` bounds
+    what waits for the writer; an informer that finds it full waits (and `stalls`
+    counts it); `stall_timeout` seconds without any progress of the writer stop the
+    recording instead.
     """
 
     def __init__(self, path: str | os.PathLike[str], resources: Sequence[ResourceSpec], *,
@@ -73,7 +126,8 @@ class Recorder:
                  max_events: int | None = None, duration: float | None = None,
                  redact: Sequence[str | Sequence[str]] = (), redact_secrets: bool = True,
                  clock: Clock | None = None, flush_interval: float = 0.25,
-                 compresslevel: int = 1) -> None:
+                 compresslevel: int = 1, queue_bytes: int = DEFAULT_QUEUE_BYTES,
+                 stall_timeout: float = DEFAULT_STALL_TIMEOUT) -> None:
         if not resources:
             raise RecordingError("nothing to record: give at least one resource")
         for name, value in (("max_bytes", max_bytes), ("max_events", max_events)):
@@ -81,6 +135,13 @@ class Recorder:
                 raise RecordingError(f"{name}={value!r}: must be at least 1 (or None: no limit)")
         if duration is not None and duration < 0:
             raise RecordingError(f"duration={duration!r}: must be >= 0 seconds (or None)")
+        if not 0 <= compresslevel <= 9:
+            raise RecordingError(f"compresslevel={compresslevel!r}: must be 0 (plain lines) "
+                                 "to 9")
+        if queue_bytes < 1:
+            raise RecordingError(f"queue_bytes={queue_bytes!r}: must be at least 1")
+        if not stall_timeout > 0:
+            raise RecordingError(f"stall_timeout={stall_timeout!r}: must be > 0 seconds")
         self.path = Path(path)
         self.resources = list(resources)
         self.server_version = server_version or {}
@@ -91,24 +152,32 @@ class Recorder:
         self.clock = clock or RealClock()
         self.flush_interval = flush_interval
         self.compresslevel = compresslevel
+        self.queue_bytes = queue_bytes
+        self.stall_timeout = stall_timeout
         self._redact = [self.redactor.for_resource(spec) for spec in self.resources]
-        self._cond = threading.Condition(threading.Lock())
-        # The lines not yet written, copied in at once: holding on to the Watch's own
-        # line objects instead costs the informer more (fresh memory for every read)
-        # than the copy does.
-        self._buffer = bytearray()
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._now = self.clock.now
+        # What waits for the writer, flat: time, resource, line, time, resource, line...
+        # (resource < 0: the line is the rest of a record after its time stamp). Floats,
+        # small ints and the Watch's own bytes: nothing the cyclic collector tracks.
+        self._queue: list[Any] = []
+        self._pending = 0  # bytes of lines in the queue
+        self._woken = False  # the writer was told a batch is waiting
+        self._progress = 0  # chunks written so far (a stalled writer makes none)
         self._active = False
-        self._stopping = False
         self.reason = ""
         self._t0 = 0.0
-        self._writer: RecordingWriter | None = None
+        self._sink: _Sink | None = None
         self._thread: threading.Thread | None = None
         self._done = threading.Event()
         self._owned: list[Any] = []  # informers made for this recording alone
         self.events = 0
         self.lists = 0
         self.errors = 0
+        self.stalls = 0
         self.bytes_written = 0
+        self.writer_cpu = 0.0  # CPU seconds the writer thread has used (framing, gzip)
         self.last_error = ""
 
     def __repr__(self) -> str:
@@ -127,16 +196,24 @@ class Recorder:
 
     def start(self) -> Recorder:
         """Open the file, write the header and start the writer thread; returns self."""
-        with self._cond:
-            if self._writer is not None or self._done.is_set():
+        with self._lock:
+            if self._sink is not None or self._done.is_set():
                 return self
             limits = {"max_bytes": self.max_bytes, "max_events": self.max_events,
                       "duration": self.duration}
             header = make_header(self.resources, server_version=self.server_version,
                                  redaction=self.redactor.describe(), limits=limits)
-            self._writer = RecordingWriter(self.path, header, self.compresslevel)
-            self._writer.flush()
-            self._t0 = self.clock.now()
+            sink = _Sink(self.path, self.compresslevel)
+            try:
+                sink.write(encode_line(header))
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    sink.close()
+                raise RecordingError(f"cannot write the recording {self.path}: "
+                                     f"{exc.strerror or exc}") from None
+            self._sink = sink
+            self.bytes_written = sink.size
+            self._t0 = self._now()
             self._active = True
         self._thread = threading.Thread(target=self._run, daemon=True,
                                         name=f"kubenb-recorder-{self.path.name}")
@@ -171,14 +248,16 @@ class Recorder:
 
     def elapsed(self) -> float:
         """Seconds since recording started."""
-        return self.clock.now() - self._t0 if self._writer is not None else 0.0
+        return self._now() - self._t0 if self._sink is not None else 0.0
 
     def stats(self) -> dict[str, Any]:
         """Counters so far, as one snapshot (what the CLI's progress line shows)."""
-        with self._cond:
+        with self._lock:
             return {"path": str(self.path), "recording": self._active,
                     "reason": self.reason, "events": self.events, "lists": self.lists,
                     "errors": self.errors, "bytes": self.bytes_written,
+                    "queued": self._pending, "stalls": self.stalls,
+                    "writer_cpu": round(self.writer_cpu, 6),
                     "elapsed": round(self.elapsed(), 3), "last_error": self.last_error}
 
     def add_owned(self, informer: Any) -> None:
@@ -186,15 +265,20 @@ class Recorder:
         self._owned.append(informer)
 
     def _finish(self, reason: str) -> None:
-        with self._cond:
+        with self._lock:
             if not self._active:
-                if self._writer is None and not self._done.is_set():
+                if self._sink is None and not self._done.is_set():
                     self.reason = self.reason or reason
                     self._done.set()  # never started
                 return
-            self._active = False
-            self.reason = reason
-            self._cond.notify_all()
+            self._stop_locked(reason)
+
+    def _stop_locked(self, reason: str) -> None:
+        """Stop taking lines (the lock held): the writer writes what is queued, then the
+        trailer; informers waiting for room go on."""
+        self._active = False
+        self.reason = reason
+        self._cond.notify_all()
 
     # -- wrapping --------------------------------------------------------------------------
 
@@ -207,30 +291,63 @@ class Recorder:
 
     # -- reports (on informer threads) -----------------------------------------------------
 
-    def _emit(self, tail: bytes, event: bool = False, index: int = -1) -> None:
-        """Queue one line: `tail` is everything after the time stamp, or (with `index`)
-        a raw watch event line of that resource."""
-        with self._cond:
-            if not self._active:
+    def record_raw_event(self, index: int, line: bytes) -> None:
+        """One watch event as its JSON line came from the server (`{"type":..,"object":..}`,
+        stripped); only for resources with nothing to redact. The hot path: the line is
+        kept as it is, framed and compressed by the writer."""
+        with self._lock:
+            if not self._active or (self._pending >= self.queue_bytes
+                                    and not self._wait_for_room()):
                 return
-            buffer = self._buffer
-            if index < 0:
-                buffer += b'{"t":%.6f,' % (self.clock.now() - self._t0)
-                buffer += tail
-            else:  # {"type":..,"object":..} -> {"t":..,"r":..,"op":"event","type":..}
-                buffer += b'{"t":%.6f,"r":%d,"op":"event",' % (self.clock.now() - self._t0,
-                                                               index)
-                buffer += memoryview(tail)[1:]
-                buffer += b"\n"
+            queue = self._queue
+            queue.append(self._now() - self._t0)
+            queue.append(index)
+            queue.append(line)
+            self._pending += len(line)
+            self.events += 1
+            if self.max_events is not None and self.events >= self.max_events:
+                self._stop_locked("max-events")
+            elif self._pending >= _BATCH_BYTES and not self._woken:
+                self._woken = True
+                self._cond.notify_all()
+
+    def _emit(self, tail: bytes, event: bool = False) -> None:
+        """Queue one record: `tail` is everything after its time stamp."""
+        with self._lock:
+            if not self._active or (self._pending >= self.queue_bytes
+                                    and not self._wait_for_room()):
+                return
+            self._queue += (self._now() - self._t0, _EVENT_TAIL if event else _TAIL, tail)
+            self._pending += len(tail)
             if event:
                 self.events += 1
                 if self.max_events is not None and self.events >= self.max_events:
-                    self._active = False
-                    self.reason = "max-events"
-                    self._cond.notify_all()
+                    self._stop_locked("max-events")
                     return
-            if len(buffer) >= _BATCH_BYTES:
+            if self._pending >= _BATCH_BYTES and not self._woken:
+                self._woken = True
                 self._cond.notify_all()
+
+    def _wait_for_room(self) -> bool:
+        """Backpressure (the lock held): the queue is full, so the informer waits until
+        the writer takes it. A writer that makes no progress for `stall_timeout` stops
+        the recording instead. False: recording stopped meanwhile."""
+        self.stalls += 1
+        progress = self._progress
+        deadline = time.monotonic() + self.stall_timeout
+        self._cond.notify_all()  # the writer, if it is waiting for a batch
+        while self._active and self._pending >= self.queue_bytes:
+            now = time.monotonic()
+            if self._progress != progress:
+                progress, deadline = self._progress, now + self.stall_timeout
+            elif now >= deadline:
+                log.warning("recording to %s stopped: the writer made no progress for %.0f s "
+                            "with %d bytes queued", self.path, self.stall_timeout,
+                            self._pending)
+                self._stop_locked("write-stalled")
+                break
+            self._cond.wait(min(deadline - now, 1.0))
+        return self._active
 
     def _object(self, index: int, obj: Any) -> bytes:
         redact = self._redact[index]
@@ -251,7 +368,7 @@ class Recorder:
                 "more": more, "items": items}
         self._emit(encode_line(body)[1:])
         if not more:
-            with self._cond:
+            with self._lock:
                 self.lists += 1
 
     def record_watch(self, index: int, options: ListOptions) -> None:
@@ -263,12 +380,6 @@ class Recorder:
         if self._active:
             self._emit(b'"r":%d,"op":"event","type":"%s","object":' % (index, kind.encode())
                        + self._object(index, obj) + b"}\n", event=True)
-
-    def record_raw_event(self, index: int, line: bytes) -> None:
-        """One watch event as its JSON line came from the server (`{"type":..,"object":..}`,
-        stripped); only for resources with nothing to redact."""
-        if self._active:
-            self._emit(line, True, index)
 
     def raw_lines_ok(self, index: int) -> bool:
         """Whether events of resource `index` may be written as received (no redaction)."""
@@ -284,7 +395,7 @@ class Recorder:
                 body["status"] = err.body
         else:
             body.update(code=None, reason=type(err).__name__, message=str(err)[:1000])
-        with self._cond:
+        with self._lock:
             self.errors += 1
         self._emit(encode_line(body)[1:])
 
@@ -295,66 +406,85 @@ class Recorder:
     # -- the writer thread -------------------------------------------------------------------
 
     def _run(self) -> None:
-        writer = self._writer
-        assert writer is not None
+        sink = self._sink
+        assert sink is not None
         deadline = None if self.duration is None else self._t0 + self.duration
-        last_flush = time.monotonic()
-        unflushed = 0
         try:
             while True:
-                with self._cond:
-                    while self._active and len(self._buffer) < _BATCH_BYTES:
-                        wait = self.flush_interval - (time.monotonic() - last_flush)
-                        if wait <= 0:
-                            break
-                        if deadline is not None and self.clock.now() >= deadline:
-                            break
-                        self._cond.wait(min(wait, self.flush_interval))
-                    if self._active and deadline is not None and self.clock.now() >= deadline:
-                        self._active = False
-                        self.reason = "duration"
-                    batch, self._buffer = self._buffer, bytearray()
+                with self._lock:
+                    if self._active and self._pending < _BATCH_BYTES:
+                        # woken by a full batch, a stop or a waiting informer; else the
+                        # flush interval: what is queued goes to disk at least that often
+                        self._cond.wait(self.flush_interval)
+                    if self._active and deadline is not None and self._now() >= deadline:
+                        self._stop_locked("duration")
+                    batch, self._queue = self._queue, []
+                    self._pending = 0
+                    self._woken = False
                     active = self._active
-                if batch:
-                    writer.write(batch)
-                    unflushed += len(batch)
-                if not active or unflushed >= _FLUSH_BYTES or \
-                        time.monotonic() - last_flush >= self.flush_interval:
-                    writer.flush()
-                    last_flush, unflushed = time.monotonic(), 0
-                self.bytes_written = writer.size
-                if active and self.max_bytes is not None and writer.size >= self.max_bytes:
-                    with self._cond:
-                        if self._active:
-                            self._active = False
-                            self.reason = "max-bytes"
-                    active = False
+                    if self.stalls:
+                        self._cond.notify_all()  # informers waiting for room
+                if batch and not self._write(sink, batch):
+                    break  # max-bytes
+                self.writer_cpu = time.thread_time()
                 if not active:
                     break
-            with self._cond:  # reports that raced with the stop are dropped, not half-kept
-                self._buffer = bytearray()
-                trailer = {"t": round(self.clock.now() - self._t0, 6), "op": "stop",
+            with self._lock:
+                trailer = {"t": round(self._now() - self._t0, 6), "op": "stop",
                            "reason": self.reason, "events": self.events, "lists": self.lists,
                            "errors": self.errors}
-            writer.close(trailer)
-            self.bytes_written = writer.size if not writer.closed else _size(self.path)
+            sink.close(encode_line(trailer))
+            self.bytes_written = sink.size
+            self.writer_cpu = time.thread_time()
         except Exception as exc:  # a full disk, a removed folder: say so, stop recording
             log.warning("recording to %s failed: %s", self.path, exc)
-            with self._cond:
+            with self._lock:
                 self._active = False
                 self.reason = "write-error"
                 self.last_error = str(exc)
+                self._cond.notify_all()
             with contextlib.suppress(Exception):  # the first error is the one reported
-                writer.close()
+                sink.close()
         finally:
             self._done.set()
 
+    def _write(self, sink: _Sink, batch: list[Any]) -> bool:
+        """Frame, compress and write `batch` in chunks; False once max_bytes is reached
+        (what is left is dropped, its events uncounted: the file ends there)."""
+        pieces: list[Any] = []
+        size = 0
+        it = iter(batch)
+        for t, r, line in zip(it, it, it, strict=True):
+            if r >= 0:  # {"type":..,"object":..} -> {"t":..,"r":..,"op":"event","type":..}
+                pieces.append(b'{"t":%.6f,"r":%d,"op":"event",' % (t, r))
+                pieces.append(memoryview(line)[1:])
+                pieces.append(b"\n")
+            else:
+                pieces.append(b'{"t":%.6f,' % t)
+                pieces.append(line)
+            size += len(line)
+            if size >= _CHUNK_BYTES:
+                if not self._write_chunk(sink, pieces, it):
+                    return False
+                pieces, size = [], 0
+        return not pieces or self._write_chunk(sink, pieces, it)
 
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
+    def _write_chunk(self, sink: _Sink, pieces: list[Any], rest: Iterator[Any]) -> bool:
+        sink.write(b"".join(pieces))
+        self.bytes_written = sink.size
+        self._progress += 1
+        if self.max_bytes is None or sink.size < self.max_bytes:
+            return True
+        dropped = list(rest)
+        with self._lock:
+            dropped += self._queue
+            self._queue, self._pending = [], 0
+            self.events -= sum(1 for r in dropped[1::3] if r != _TAIL)
+            if self._active:
+                self._stop_locked("max-bytes")
+            elif dropped:
+                self.reason = "max-bytes"  # the file ends before what was queued at stop
+        return False
 
 
 class RecordingListerWatcher:
@@ -408,10 +538,11 @@ class RecordingWatch:
         if isinstance(inner, Watch) and callable(batches) and recorder.raw_lines_ok(index):
             lines: deque[bytes] = deque()
             self._lines = lines
+            keep, strip = lines.extend, bytes.strip
 
             def tapped() -> Iterator[list[bytes]]:
                 for batch in batches():
-                    lines.extend(line.strip() for line in batch if line.strip())
+                    keep(filter(None, map(strip, batch)))  # the non-blank lines, as is
                     yield batch
 
             inner._line_batches = tapped  # type: ignore[method-assign]
@@ -429,17 +560,21 @@ class RecordingWatch:
     def __iter__(self) -> Iterator[Any]:
         recorder, index, lines = self.recorder, self.index, self._lines
         try:
-            for event in self.inner:
-                if lines is not None:
-                    line = lines.popleft()
+            if lines is None:
+                for event in self.inner:
                     if recorder._active:
-                        if line[:1] == b"{":
-                            recorder.record_raw_event(index, line)
+                        recorder.record_event(index, event.type, event.object)
+                    yield event
+            else:
+                take, raw = lines.popleft, recorder.record_raw_event
+                for event in self.inner:
+                    line = take()
+                    if recorder._active:
+                        if line[0] == 123:  # b"{"
+                            raw(index, line)
                         else:  # pragma: no cover - the Watch decoded it, so it is JSON
                             recorder.record_event(index, event.type, event.object)
-                elif recorder._active:
-                    recorder.record_event(index, event.type, event.object)
-                yield event
+                    yield event
         except Exception as err:
             self._end()
             recorder.record_error(index, "watch", err)

@@ -3,8 +3,12 @@ order, and stops cleanly (by hand, by duration, at max_events or max_bytes)."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
+import os
+import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -265,3 +269,121 @@ def test_events_are_written_as_the_server_sent_them(tmp_path: Path) -> None:
     assert b"PGI+" not in secret and REDACTED.encode() in secret  # redacted: re-encoded
     rec = Recording.read(path)
     assert rec.final_state("configmaps")["default/html"]["data"] == {"v": "<b>&amp;</b>"}
+
+
+class _SlowDisk:
+    """The far end of a named pipe at `path`: open at once, but nothing is read until
+    `release()` (a disk that cannot keep up), then everything, into `data`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        os.mkfifo(path)
+        self.data = bytearray()
+        self._go = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="test-slow-disk")
+        self._thread.start()
+
+    def _run(self) -> None:
+        with open(self.path, "rb") as fh:  # returns once the recorder opens it to write
+            self._go.wait(60)
+            while chunk := fh.read(65536):
+                self.data += chunk
+
+    def release(self) -> None:
+        self._go.set()
+
+    def finish(self, copy: Path) -> Path:
+        """Join the reader (unblocking its open if nobody ever wrote) and keep what it
+        read in a regular file, for `Recording.read`."""
+        self.release()
+        if self._thread.is_alive():
+            # (if the recorder has it open, the reader ends when the recorder closes it)
+            with contextlib.suppress(OSError):
+                os.close(os.open(self.path, os.O_WRONLY | os.O_NONBLOCK))
+        self._thread.join(30)
+        copy.write_bytes(bytes(self.data))
+        return copy
+
+
+def _created(informer: object) -> list[str]:
+    keys = informer.get_indexer().list_keys()  # type: ignore[attr-defined]
+    return sorted(k for k in keys if re.fullmatch(r"default/c\d\d", k))
+
+
+def _create_big_configmaps(cluster: kubenb.Cluster, n: int) -> list[str]:
+    """`n` ConfigMaps of ~12 KB that hardly compress: far more than a pipe holds."""
+    configmaps = cluster.resource("configmaps", namespace="default")
+    for i in range(n):
+        configmaps.create({"metadata": {"name": f"c{i:02d}"},
+                           "data": {"v": os.urandom(6000).hex()}})
+    return [f"default/c{i:02d}" for i in range(n)]
+
+
+def test_a_writer_that_cannot_keep_up_holds_the_informer_back_and_loses_nothing(
+        tmp_path: Path) -> None:
+    """Backpressure: with the queue full the informer's thread waits for the writer,
+    and once the writer goes on every event is in the file, in order."""
+    path = tmp_path / "slow.jsonl.gz"
+    disk = _SlowDisk(path)
+    n = 40
+    with kubenb.embedded() as cluster:
+        try:
+            recorder = cluster.record("configmaps", path, namespace="default",
+                                      queue_bytes=16 << 10)
+            informer = cluster.informer("configmaps", namespace="default")
+            keys = _create_big_configmaps(cluster, n)
+            wait_until(lambda: recorder.stats()["stalls"] >= 1, 30,
+                       what="the informer waiting for room in the recorder's queue")
+            assert len(_created(informer)) < n, "held back while the writer is stuck"
+            assert recorder.recording
+        finally:
+            disk.release()
+        wait_until(lambda: _created(informer) == keys, 30, what="every event, released")
+        recorder.stop()
+        assert recorder.reason == "stopped"
+    rec = Recording.read(disk.finish(tmp_path / "copy.jsonl.gz"))
+    assert rec.complete and rec.stop_reason == "stopped"
+    assert [e.key for e in rec.entries if e.op == "event" and e.key in keys] == keys
+
+
+def test_a_writer_stuck_for_stall_timeout_stops_the_recording_not_the_informer(
+        tmp_path: Path) -> None:
+    """A writer that makes no progress at all for `stall_timeout` ends the recording
+    ("write-stalled"), so the informer goes on; what was queued is still written, and
+    compresslevel=0 writes plain JSON lines."""
+    path = tmp_path / "stuck.jsonl"
+    disk = _SlowDisk(path)
+    n = 40
+    with kubenb.embedded() as cluster:
+        try:
+            recorder = cluster.record("configmaps", path, namespace="default", compresslevel=0,
+                                      queue_bytes=16 << 10, stall_timeout=0.5)
+            informer = cluster.informer("configmaps", namespace="default")
+            keys = _create_big_configmaps(cluster, n)
+            wait_until(lambda: recorder.reason == "write-stalled", 30, what="the stall")
+            wait_until(lambda: _created(informer) == keys, 30,
+                       what="the informer going on without the recording")
+            assert not recorder.done, "the writer is still stuck"
+        finally:
+            disk.release()
+        assert recorder.wait(30)
+        accepted = recorder.events
+    copy = disk.finish(tmp_path / "copy.jsonl")
+    assert copy.read_bytes().startswith(b'{"format":"kubenb-recording"'), "plain lines"
+    rec = Recording.read(copy)
+    assert rec.complete and rec.stop_reason == "write-stalled"
+    got = [e.key for e in rec.entries if e.op == "event" and e.key in keys]
+    assert 0 < len(got) < n and got == keys[:len(got)]
+    assert rec.trailer is not None and rec.trailer["events"] == accepted
+
+
+def test_bad_queue_options_say_what_is_wrong(tmp_path: Path) -> None:
+    from kubenb.recording import ResourceSpec
+
+    spec = ResourceSpec("v1", "configmaps")
+    with pytest.raises(RecordingError, match="queue_bytes=0"):
+        Recorder(tmp_path / "x.gz", [spec], queue_bytes=0)
+    with pytest.raises(RecordingError, match="stall_timeout=0"):
+        Recorder(tmp_path / "x.gz", [spec], stall_timeout=0)
+    with pytest.raises(RecordingError, match="compresslevel=10"):
+        Recorder(tmp_path / "x.gz", [spec], compresslevel=10)
