@@ -1812,12 +1812,8 @@ MUTATINGWEBHOOK_PRINTER = TablePrinter((
     _AGE,
 ), _webhook_configuration_cells)
 
-VALIDATINGWEBHOOK_PRINTER = TablePrinter((
-    _name_column(),
-    Column("Webhooks", "integer", description=(
-        "Webhooks indicates the number of webhooks registered in this configuration")),
-    _AGE,
-), _webhook_configuration_cells)
+#: kube-apiserver prints both kinds of webhook configuration alike.
+VALIDATINGWEBHOOK_PRINTER = MUTATINGWEBHOOK_PRINTER
 
 VALIDATINGADMISSIONPOLICY_PRINTER = TablePrinter((
     _name_column(),
