@@ -42,6 +42,10 @@ class ChunkedBodyReader:
         self._fp = fp  # the connection's buffered reader, positioned at the body
         self._sock = sock
         self._pending = getattr(sock, "pending", None)  # TLS: plaintext already decrypted
+        self._poll = None
+        if hasattr(select, "poll"):
+            self._poll = select.poll()
+            self._poll.register(sock, select.POLLIN)
         self._buf = b""
         self._left = 0  # payload bytes of the current chunk still to come
         self._crlf = False  # the CRLF after a chunk's payload is still to come
@@ -84,13 +88,16 @@ class ChunkedBodyReader:
         return b"".join(payload)
 
     def _waiting(self) -> bool:
-        """Whether more of the body can be read now without blocking."""
+        """Whether more of the body can be read now without blocking. When that cannot
+        be told, False: what came is handed over now, never held for the next event."""
         if self._pending is not None and self._pending():
             return True
         try:
+            if self._poll is not None:  # poll: no limit on descriptor numbers
+                return bool(self._poll.poll(0))
             return bool(select.select([self._sock], [], [], 0)[0])
         except (OSError, ValueError):  # closed meanwhile: the next read says how
-            return True
+            return False
 
     def _parse(self, data: bytes, payload: list[bytes]) -> None:
         pos, end = 0, len(data)

@@ -159,3 +159,46 @@ def test_not_used_when_a_content_coding_applies() -> None:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+def test_a_descriptor_above_1024_is_read_without_blocking() -> None:
+    """select() cannot watch descriptors past FD_SETSIZE; poll() can: a watch in a process
+    with many files open must still hand over what came without waiting for more."""
+    import os
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if max(soft, hard if hard != resource.RLIM_INFINITY else 4096) < 1600:
+        pytest.skip("the descriptor limit does not reach 1600")
+    if soft < 1600:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1600, hard))
+    ours, theirs = socket.socketpair()
+    high = os.dup2(ours.fileno(), 1500)
+    ours.close()
+    sock = socket.socket(fileno=high)
+    sock.settimeout(10)
+    try:
+        theirs.sendall(encode([b"one\n", b"two\n"])[:-5])  # the body goes on later
+        reader = ChunkedBodyReader(sock.makefile("rb"), sock)
+        assert reader.read() == b"one\ntwo\n"  # returned: not blocked on the next read
+    finally:
+        sock.close()
+        theirs.close()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_what_came_is_handed_over_when_the_socket_cannot_be_asked() -> None:
+    class Broken:
+        def poll(self, timeout: int) -> list[object]:
+            raise OSError("cannot poll")
+
+    ours, theirs = socket.socketpair()
+    ours.settimeout(10)
+    try:
+        theirs.sendall(encode([b"abc\n"])[:-5])
+        reader = ChunkedBodyReader(ours.makefile("rb"), ours)
+        reader._poll = Broken()  # type: ignore[assignment]
+        assert reader.read() == b"abc\n"
+    finally:
+        ours.close()
+        theirs.close()
