@@ -250,9 +250,12 @@ class ResourceTable:
     # -- events ------------------------------------------------------------------------
 
     def _on_batch(self, change: Any) -> None:
-        with self.widget.hold_sync():  # the publisher thread: one message per batch
-            self._track_changes()
-            self.render()
+        with self._lock:
+            if getattr(self, "_table_closed", False):
+                return  # a batch already on its way when close() ran
+            with self.widget.hold_sync():  # the publisher thread: one message per batch
+                self._track_changes()
+                self.render()
 
     def _on_filter(self, change: Any) -> None:
         self.render()
@@ -419,9 +422,10 @@ class ResourceTable:
 
     def close(self) -> None:
         """Stop following the frame (and close it, if this table made it). Idempotent."""
-        if getattr(self, "_table_closed", False):
-            return
-        self._table_closed = True
+        with self._lock:  # a batch being drawn finishes first; none is drawn after
+            if getattr(self, "_table_closed", False):
+                return
+            self._table_closed = True
         self.frame.unobserve(self._on_batch)
         if self._own_frame:
             self.frame.close()
