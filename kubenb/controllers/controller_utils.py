@@ -304,3 +304,42 @@ def remove_condition(status: dict[str, Any], kind: str) -> None:
 
 class ControllerError(KubenbError):
     """A sync could not finish; the key is retried with backoff (the message says why)."""
+
+
+class PodOwnerController:
+    """What the ReplicaSet and Job controllers share: they own pods, so their pod
+    handlers (`add_pod`, `update_pod`, `delete_pod`) go on the shared pod informer
+    once its cache has synced, and come off again before the workers stop (so nothing
+    is queued any more). Subclasses set `name`, `cluster`, `pod_informer` and
+    `controller` (a `kubenb.controller.runner.Controller`)."""
+
+    name = ""
+    cluster: Any
+    pod_informer: Any
+    controller: Any
+    add_pod: Callable[..., None]
+    update_pod: Callable[[Any, Any], None]
+    delete_pod: Callable[[Any], None]
+    _registration: Any = None
+
+    def run(self, timeout: float = 60.0) -> Any:
+        """Wait for the Pod cache, then sync in the background; returns self."""
+        from kubenb.cache.handlers import ResourceEventHandlerFuncs
+        from kubenb.cache.wait import wait_for_cache_sync
+
+        self.cluster.factory.start()
+        if not wait_for_cache_sync(None, self.pod_informer.has_synced, timeout=timeout):
+            raise KubenbError(f"{self.name} controller: the pod cache did not sync in "
+                              f"{timeout}s")
+        self._registration = self.pod_informer.add_event_handler(ResourceEventHandlerFuncs(
+            on_add=self.add_pod, on_update=self.update_pod, on_delete=self.delete_pod))
+        self.controller.run()
+        return self
+
+    def stop(self) -> None:
+        """Stop the Pod handler (so nothing is queued any more), then the workers."""
+        if self._registration is not None:
+            self.pod_informer.remove_event_handler(self._registration)
+            self._registration = None
+        self.controller.stop()
+

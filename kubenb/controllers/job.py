@@ -29,13 +29,12 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from kubenb.cache.handlers import ResourceEventHandlerFuncs
 from kubenb.cache.keys import DeletedFinalStateUnknown, split_meta_namespace_key
-from kubenb.cache.wait import wait_for_cache_sync
 from kubenb.clock import Clock, RealClock
 from kubenb.controller.runner import Controller, Result, controller_of
 from kubenb.controllers.controller_utils import (
     Expectations,
+    PodOwnerController,
     get_condition,
     is_being_deleted,
     is_pod_active,
@@ -46,7 +45,7 @@ from kubenb.controllers.controller_utils import (
     pod_from_template,
     record_event,
 )
-from kubenb.errors import ApiError, Conflict, KubenbError, NotFound
+from kubenb.errors import ApiError, Conflict, NotFound
 
 __all__ = ["JobController"]
 
@@ -80,12 +79,14 @@ def _condition(kind: str, reason: str = "", message: str = "") -> dict[str, Any]
     return condition
 
 
-class JobController:
+class JobController(PodOwnerController):
     """kube-controller-manager's Job controller (see the module docstring).
 
     `clock` drives the failure backoff, activeDeadlineSeconds and the workqueue;
     `recorder` (optional) gets SuccessfulCreate, Completed and BackoffLimitExceeded.
     """
+
+    name = "job"
 
     def __init__(self, cluster: Any, *, clock: Clock | None = None, workers: int = 2,
                  recorder: Any = None) -> None:
@@ -103,29 +104,11 @@ class JobController:
         self._lock = threading.Lock()
         self._started: dict[str, float] = {}  # key -> clock time the Job was first synced
         self._failures: dict[str, tuple[int, float]] = {}  # key -> (failed, when seen)
-        self._registration: Any = None
         self.controller = Controller("job", self.sync_job, workers=workers,
                                      clock=self.clock).watch(jobs.informer())
 
     def __repr__(self) -> str:
         return f"JobController({self.controller!r})"
-
-    def run(self, timeout: float = 60.0) -> JobController:
-        """Wait for the Pod cache, then sync in the background; returns self."""
-        self.cluster.factory.start()
-        if not wait_for_cache_sync(None, self.pod_informer.has_synced, timeout=timeout):
-            raise KubenbError(f"job controller: the pod cache did not sync in {timeout}s")
-        self._registration = self.pod_informer.add_event_handler(ResourceEventHandlerFuncs(
-            on_add=self.add_pod, on_update=self.update_pod, on_delete=self.delete_pod))
-        self.controller.run()
-        return self
-
-    def stop(self) -> None:
-        """Stop the Pod handler (so nothing is queued any more), then the workers."""
-        if self._registration is not None:
-            self.pod_informer.remove_event_handler(self._registration)
-            self._registration = None
-        self.controller.stop()
 
     # -- Pod event handlers (Go: addPod, updatePod, deletePod) --------------------------------
 

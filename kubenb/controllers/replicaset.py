@@ -23,14 +23,13 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from kubenb.cache.handlers import ResourceEventHandlerFuncs
 from kubenb.cache.keys import DeletedFinalStateUnknown, split_meta_namespace_key
-from kubenb.cache.wait import wait_for_cache_sync
 from kubenb.clock import Clock, RealClock
 from kubenb.controller.runner import Controller, Result, controller_of
 from kubenb.controllers.controller_utils import (
     ControllerRefManager,
     Expectations,
+    PodOwnerController,
     get_condition,
     is_being_deleted,
     is_pod_active,
@@ -44,7 +43,7 @@ from kubenb.controllers.controller_utils import (
     selector_of,
     set_condition,
 )
-from kubenb.errors import ApiError, Conflict, KubenbError, NotFound
+from kubenb.errors import ApiError, Conflict, NotFound
 
 __all__ = ["BURST_REPLICAS", "ReplicaSetController"]
 
@@ -56,13 +55,15 @@ def _key(obj: dict[str, Any]) -> str:
     return f"{meta(obj).get('namespace', '')}/{meta(obj)['name']}"
 
 
-class ReplicaSetController:
+class ReplicaSetController(PodOwnerController):
     """kube-controller-manager's ReplicaSet controller (see the module docstring).
 
     `clock` drives the workqueue's backoff, the expectations' timeout and
     `minReadySeconds`; `recorder` (an EventRecorder, optional) gets the
     SuccessfulCreate / SuccessfulDelete Events `kubectl describe rs` shows.
     """
+
+    name = "replicaset"
 
     def __init__(self, cluster: Any, *, clock: Clock | None = None, workers: int = 2,
                  recorder: Any = None) -> None:
@@ -79,29 +80,11 @@ class ReplicaSetController:
         self.expectations = Expectations(self.clock)
         self._ready_since: dict[str, float] = {}  # pod uid -> clock time it was seen Ready
         self._lock = threading.Lock()
-        self._registration: Any = None
         self.controller = Controller("replicaset", self.sync_replica_set, workers=workers,
                                      clock=self.clock).watch(replica_sets.informer())
 
     def __repr__(self) -> str:
         return f"ReplicaSetController({self.controller!r})"
-
-    def run(self, timeout: float = 60.0) -> ReplicaSetController:
-        """Wait for the Pod cache, then sync in the background; returns self."""
-        self.cluster.factory.start()
-        if not wait_for_cache_sync(None, self.pod_informer.has_synced, timeout=timeout):
-            raise KubenbError(f"replicaset controller: the pod cache did not sync in {timeout}s")
-        self._registration = self.pod_informer.add_event_handler(ResourceEventHandlerFuncs(
-            on_add=self.add_pod, on_update=self.update_pod, on_delete=self.delete_pod))
-        self.controller.run()
-        return self
-
-    def stop(self) -> None:
-        """Stop the Pod handler (so nothing is queued any more), then the workers."""
-        if self._registration is not None:
-            self.pod_informer.remove_event_handler(self._registration)
-            self._registration = None
-        self.controller.stop()
 
     # -- Pod event handlers (Go: addPod, updatePod, deletePod) ---------------------------------
 
