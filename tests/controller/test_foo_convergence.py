@@ -36,6 +36,7 @@ from kubenb.controller.samples import (
 )
 from kubenb.errors import ApiError, Conflict, NotFound
 from kubenb.server.churn import Churn
+from tests.helpers import wait_until
 
 NS = "default"
 
@@ -264,6 +265,11 @@ def test_a_deployment_owned_by_someone_else_is_a_warning_event_and_an_error() ->
         env.deployments.create(new_deployment({
             "metadata": {"name": "squatter", "namespace": NS, "uid": "not-a-foo-uid"},
             "spec": {"deploymentName": "taken", "replicas": 1}}))
+        # The Foo's informer and the Deployments' are two watches: let the squatter reach
+        # the lister first, or the reconcile may try a create that the server refuses.
+        wait_until(lambda: any(meta_name(d) == "taken"
+                               for d in env.foo.deployments_lister.deployments(NS).list()),
+                   what="the squatter to reach the Foo controller's lister")
         env.foos.create(new_foo("mine", deployment_name="taken"))
         env.foo.controller.max_retries = 0
         env.foo.run_until_idle()
@@ -374,3 +380,7 @@ def test_foo_converges_across_churn_and_fault_seeds(seed: int) -> None:
         assert faults.stats()["failed"] >= sure.injected
         m = env.foo.controller.metrics()
         assert m.errors >= 1 and m.dropped == 0  # it failed, retried, and got there
+
+
+def meta_name(obj: dict[str, Any]) -> str:
+    return str(obj["metadata"]["name"])
