@@ -206,6 +206,8 @@ class ProcessorListener:
         # Called after each delivery (the informer's Pacer), with the notification when
         # no other listener still holds it, else None; set before start.
         self.on_progress: Callable[[Notification | None], None] | None = None
+        # Whether other listeners get the same notifications (kept by the processor).
+        self.shared = False
 
         self._resync_lock = threading.Lock()
         self.requested_resync_period = float(requested_resync_period)
@@ -251,7 +253,9 @@ class ProcessorListener:
                 # The Pacer keeps it for the Reflector to free (kubenb.cache.pacing),
                 # from the last listener to deliver it only (one notification goes to
                 # every listener): one hand-back per event, whatever the listeners.
-                last = sys.getrefcount(notification) <= 2  # this name, and the argument
+                # A sole listener is the last by definition: the distributor may not
+                # have dropped its own reference yet, which is no reason to free it here.
+                last = not self.shared or sys.getrefcount(notification) <= 2
                 self.on_progress(notification if last else None)
             del notification  # else free the replaced object now, not after the next wait
 
@@ -426,8 +430,13 @@ class SharedProcessor:
             if self._started:
                 listener.start()
             self._listeners[listener] = True
-            self._snapshot = tuple(self._listeners)
+            self._listeners_changed()
         return listener
+
+    def _listeners_changed(self) -> None:
+        self._snapshot = snapshot = tuple(self._listeners)
+        for listener in snapshot:
+            listener.shared = len(snapshot) > 1
 
     def remove_listener(self, listener: Any, timeout: float | None = None) -> None:
         """Unregister, stop and join a listener. Unknown or already removed listeners
@@ -436,7 +445,7 @@ class SharedProcessor:
             if listener not in self._listeners:
                 return
             del self._listeners[listener]
-            self._snapshot = tuple(self._listeners)
+            self._listeners_changed()
             listener.stop()
         listener.join(timeout)
 

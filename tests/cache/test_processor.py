@@ -658,6 +658,25 @@ def test_stress_producers_distribute_to_listeners_exactly_once_in_order():
     assert not [t for t in kubenb_threads() if t.name.startswith("kubenb-listener-stress")]
 
 
+def test_a_sole_listener_hands_back_what_the_distributor_still_holds() -> None:
+    """The distributor's own reference can outlive the delivery (a thread switch just
+    after `add`); a sole listener hands the notification back all the same, else
+    the Pacer's held items stop being the oldest first and CI saw them never freed."""
+    processor = SharedProcessor(FakeClock())
+    progress: list[Any] = []
+    processor.on_progress = progress.append
+    processor.add_listener(make_listener(Recorder()))
+    processor.start()
+    try:
+        sent = [UpdateNotification(pod("a", str(i)), pod("a", str(i + 1))) for i in range(20)]
+        for notification in sent:  # every one still referenced here while delivered
+            processor.distribute(notification, False)
+        wait_until(lambda: len(progress) == 20, what="20 deliveries reported")
+        assert progress == sent and all(a is b for a, b in zip(progress, sent, strict=True))
+    finally:
+        assert processor.stop(timeout=5)
+
+
 @pytest.mark.parametrize("listeners", [1, 3])
 def test_each_notification_is_handed_back_once_by_the_last_listener_to_deliver_it(
         listeners: int) -> None:
