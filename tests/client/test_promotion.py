@@ -126,3 +126,40 @@ def test_isolated_added_events_do_not_promote(monkeypatch: pytest.MonkeyPatch) -
     reflector = burst_of_added(source, 20)
     run_one_watch(reflector, source)
     assert len(reflector.store.list()) == 20 and calls == []
+
+
+class ReplaceProbe:
+    """A store that notes, at each replace, whether the collector was on."""
+
+    def __init__(self) -> None:
+        self.inner = new_store()
+        self.collector_on_at_replace: list[bool] = []
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self.inner, name)
+
+    def replace(self, items, rv):  # type: ignore[no-untyped-def]
+        self.collector_on_at_replace.append(gc.isenabled())
+        self.inner.replace(items, rv)
+
+
+@pytest.mark.parametrize("listed, paused", [(reflector_module._PROMOTE_LISTED, True),
+                                            (reflector_module._PROMOTE_LISTED - 1, False)])
+def test_a_large_list_is_queued_with_the_collector_paused_then_promoted(
+        listed: int, paused: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a large list queues would otherwise be promoted the counted way while it
+    drains, scheduling a full collection of the whole new cache (docs/informers.md)."""
+    calls = []
+    monkeypatch.setattr(reflector_module, "promote_young", lambda: calls.append(1) or True)
+    source = FakeSource()
+    for i in range(listed):
+        source.add(pod(f"p{i}"))
+    source.script_watch(close=True)
+    store = ReplaceProbe()
+    reflector = Reflector(source, store, clock=FakeClock())  # type: ignore[arg-type]
+    assert gc.isenabled()
+    run_one_watch(reflector, source)
+    assert len(store.list()) == listed
+    assert store.collector_on_at_replace == [not paused]
+    assert calls == ([1] if paused else [])
+    assert gc.isenabled()  # restored
