@@ -13,9 +13,10 @@ One file holds what the informers of one or more resources received, in arrival 
     {"t": 60.000, "op": "stop", "reason": "stopped", "events": 1234, ...}
 
 `t` is seconds since the header's `started`, `r` the index of the resource in the
-header. The recorder writes one gzip member and sync-flushes it every quarter second
-(and every 256 KiB of lines), or plain lines with compresslevel=0; readers take either.
-A file cut short by a crash still reads back up to its last flushed line; the "stop"
+header. The recorder writes a complete gzip member every quarter second (and every
+256 KiB of lines), compressed or, past its CPU budget, stored; or plain lines with
+compresslevel=0. Readers take either, and any number of members.
+A file cut short by a crash still reads back up to its last complete member; the "stop"
 trailer is missing then, and `Recording.complete` says so.
 
 Reading turns the raw lines into `Entry` items: list pages are joined into one list,

@@ -10,9 +10,10 @@ its arrival time, its resource and the very line the server sent (the Watch's ow
 bytes object: not copied, not decoded again, see `RecordingWatch`). Objects that must
 be redacted are the exception: they are encoded once (msgspec). Everything else
 happens on the recorder's own thread, in batches: framing each line (`{"t":..,"r":..,
-"op":"event",` + the line), gzip (zlib level 1, which runs without the GIL), a sync
-flush after every chunk of about 256 KiB (so the file is readable up to there at any
-time, whatever happens to the process) and the write. The queue is bounded
+"op":"event",` + the line), gzip (zlib level 1, which runs without the GIL) in
+chunks of about 256 KiB each written as a complete gzip member (so the file is readable
+up to there at any time, whatever happens to the process; compressed within a CPU
+budget, stored past it, see `_Sink`) and the write. The queue is bounded
 (`queue_bytes`): when the writer falls that far behind, the informer waits for it
 (backpressure: nothing is dropped), and if the writer makes no progress at all for
 `stall_timeout` seconds, recording stops ("write-stalled") rather than hold the
@@ -28,7 +29,6 @@ import logging
 import os
 import threading
 import time
-import zlib
 from collections import deque
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -48,6 +48,7 @@ from kubenb.recording.format import (
     encode_line,
     make_header,
 )
+from kubenb.recording.gzipio import Buffer, compressed_member, stored_member
 from kubenb.recording.redact import Redactor
 
 log = logging.getLogger(__name__)
@@ -62,26 +63,67 @@ STOP_REASONS = ("stopped", "duration", "max-events", "max-bytes", "write-error",
                 "write-stalled")
 
 
-class _Sink:
-    """The recorder's file: one gzip member with a sync flush after every chunk, or
-    plain JSON lines at compresslevel 0. Counts the bytes it wrote (pipes have no tell)."""
+#: Share of one CPU the writer may spend compressing, by default (see _Sink).
+DEFAULT_COMPRESS_BUDGET = 0.05
+#: Seconds of budget a quiet spell saves up for the next burst.
+_CREDIT_SECONDS = 1.0
 
-    def __init__(self, path: Path, compresslevel: int) -> None:
+
+class _Sink:
+    """The recorder's file: gzip, one member per chunk, or plain JSON lines at
+    compresslevel 0. Counts the bytes it wrote (pipes have no tell).
+
+    Why a member per chunk: each is complete on disk as soon as it is written (the file
+    reads back up to there, whatever happens to the process), and each may be
+    compressed or not. Compression is what recording costs (docs/recording.md), so it
+    gets a CPU budget: a chunk is compressed while the writer's compression CPU time
+    stays within `budget` of the time that passed (credit saved up for at most
+    `_CREDIT_SECONDS`); past it (a stream faster than ~`budget` x 300 MB/s of JSON
+    lines), chunks are stored, still gzip, until the credit is back. A real cluster's
+    stream is compressed whole; a firehose costs the informer little more than plain
+    lines. `budget=1.0` (or more) compresses everything.
+    """
+
+    def __init__(self, path: Path, compresslevel: int,
+                 budget: float = DEFAULT_COMPRESS_BUDGET,
+                 wall_time: Any = time.monotonic, cpu_time: Any = time.thread_time) -> None:
         try:
             self._fh = open(path, "wb", buffering=0)  # noqa: SIM115 - closed in close()
         except OSError as exc:
             raise RecordingError(f"cannot write the recording {path}: "
                                  f"{exc.strerror or exc}") from None
-        self._z = (zlib.compressobj(compresslevel, zlib.DEFLATED, 31)
-                   if compresslevel > 0 else None)
+        self.level = compresslevel
+        self.budget = budget
+        self._wall, self._cpu = wall_time, cpu_time
+        self._credit = budget * _CREDIT_SECONDS
+        self._last = wall_time()
         self.size = 0
+        self.stored = 0  # bytes of lines written in stored (uncompressed) gzip members
+        self.compressed = 0  # bytes of lines written in compressed members
         self.closed = False
 
-    def write(self, data: bytes) -> None:
-        """Write complete lines; every one of them reads back from the file alone."""
-        z = self._z
-        if z is not None:  # zlib compresses with the GIL released
-            data = z.compress(data) + z.flush(zlib.Z_SYNC_FLUSH)
+    def _encode(self, lines: list[Buffer]) -> list[Buffer]:
+        level = self.level
+        if not level:
+            return lines
+        now = self._wall()
+        credit = min(self.budget * _CREDIT_SECONDS,
+                     self._credit + self.budget * (now - self._last))
+        self._last = now
+        if credit <= 0:  # over budget: stored blocks, the CRC the only pass over them
+            self._credit = credit
+            self.stored += sum(map(len, lines))
+            return stored_member(lines)
+        started = self._cpu()
+        out = compressed_member(lines, level)
+        self._credit = credit - (self._cpu() - started)
+        self.compressed += sum(map(len, lines))
+        return [out]
+
+    def write(self, lines: list[Buffer]) -> None:
+        """Write complete lines (the buffers joined); every one of them reads back from
+        the file alone."""
+        data = b"".join(self._encode(lines))
         view = memoryview(data)
         while view:
             view = view[self._fh.write(view) or 0:]
@@ -92,12 +134,8 @@ class _Sink:
             return
         self.closed = True
         try:
-            z = self._z
-            data = z.compress(last) + z.flush() if z is not None else last
-            view = memoryview(data)
-            while view:
-                view = view[self._fh.write(view) or 0:]
-            self.size += len(data)
+            if last:
+                self.write([last])
         finally:
             self._fh.close()
 
@@ -115,7 +153,9 @@ class Recorder:
     page if that is larger). `max_events` counts watch events (bookmarks included).
     `redact` names fields to remove from every object; Secret values are removed unless
     `redact_secrets=False`. `compresslevel` is gzip's: 1 (the default) is the cheapest
-    in CPU, 9 the smallest; 0 writes plain JSON lines (no gzip). `queue_bytes` bounds
+    in CPU, 9 the smallest; 0 writes plain JSON lines (no gzip). Compression may use
+    `compress_budget` of one CPU (5%); chunks past it are stored in the gzip file
+    uncompressed (`stats()["stored_bytes"]`), see `_Sink`. `queue_bytes` bounds
     what waits for the writer; an informer that finds it full waits (and `stalls`
     counts it); `stall_timeout` seconds without any progress of the writer stop the
     recording instead.
@@ -127,7 +167,8 @@ class Recorder:
                  redact: Sequence[str | Sequence[str]] = (), redact_secrets: bool = True,
                  clock: Clock | None = None, flush_interval: float = 0.25,
                  compresslevel: int = 1, queue_bytes: int = DEFAULT_QUEUE_BYTES,
-                 stall_timeout: float = DEFAULT_STALL_TIMEOUT) -> None:
+                 stall_timeout: float = DEFAULT_STALL_TIMEOUT,
+                 compress_budget: float = DEFAULT_COMPRESS_BUDGET) -> None:
         if not resources:
             raise RecordingError("nothing to record: give at least one resource")
         for name, value in (("max_bytes", max_bytes), ("max_events", max_events)):
@@ -138,6 +179,9 @@ class Recorder:
         if not 0 <= compresslevel <= 9:
             raise RecordingError(f"compresslevel={compresslevel!r}: must be 0 (plain lines) "
                                  "to 9")
+        if not compress_budget > 0:
+            raise RecordingError(f"compress_budget={compress_budget!r}: must be > 0 (a "
+                                 "share of one CPU; compresslevel=0 compresses nothing)")
         if queue_bytes < 1:
             raise RecordingError(f"queue_bytes={queue_bytes!r}: must be at least 1")
         if not stall_timeout > 0:
@@ -152,6 +196,7 @@ class Recorder:
         self.clock = clock or RealClock()
         self.flush_interval = flush_interval
         self.compresslevel = compresslevel
+        self.compress_budget = compress_budget
         self.queue_bytes = queue_bytes
         self.stall_timeout = stall_timeout
         self._redact = [self.redactor.for_resource(spec) for spec in self.resources]
@@ -203,9 +248,9 @@ class Recorder:
                       "duration": self.duration}
             header = make_header(self.resources, server_version=self.server_version,
                                  redaction=self.redactor.describe(), limits=limits)
-            sink = _Sink(self.path, self.compresslevel)
+            sink = _Sink(self.path, self.compresslevel, self.compress_budget)
             try:
-                sink.write(encode_line(header))
+                sink.write([encode_line(header)])
             except OSError as exc:
                 with contextlib.suppress(OSError):
                     sink.close()
@@ -258,6 +303,7 @@ class Recorder:
                     "errors": self.errors, "bytes": self.bytes_written,
                     "queued": self._pending, "stalls": self.stalls,
                     "writer_cpu": round(self.writer_cpu, 6),
+                    "stored_bytes": self._sink.stored if self._sink is not None else 0,
                     "elapsed": round(self.elapsed(), 3), "last_error": self.last_error}
 
     def add_owned(self, informer: Any) -> None:
@@ -470,7 +516,7 @@ class Recorder:
         return not pieces or self._write_chunk(sink, pieces, it)
 
     def _write_chunk(self, sink: _Sink, pieces: list[Any], rest: Iterator[Any]) -> bool:
-        sink.write(b"".join(pieces))
+        sink.write(pieces)
         self.bytes_written = sink.size
         self._progress += 1
         if self.max_bytes is None or sink.size < self.max_bytes:
