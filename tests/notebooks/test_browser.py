@@ -10,8 +10,9 @@ after the cleanup cell, the buttons say the cluster is closed. No "Error display
 widget" and no traceback anywhere.
 
 Screenshots of the diagram, the table and the controller view are taken from the
-notebooks themselves into docs/images/ (re-running refreshes them; docs/widgets.md
-shows them); full-page shots go to artifacts/browser/. Skips (saying what is missing)
+notebooks themselves into artifacts/browser/elements/, or into docs/images/ (which
+docs/widgets.md shows) with KUBENB_REFRESH_DOC_IMAGES=1; full-page shots go to
+artifacts/browser/. Skips (saying what is missing)
 without chromium, playwright or jupyterlab; `.ci/run` installs all three.
 """
 
@@ -32,7 +33,9 @@ from tests.notebooks.conftest import NOTEBOOKS, ROOT
 
 CHROMIUM = shutil.which("chromium")
 SHOTS = ROOT / "artifacts" / "browser"
-IMAGES = ROOT / "docs" / "images"
+# The docs' screenshots are refreshed only when asked (a test run leaves the tree clean).
+IMAGES = (ROOT / "docs" / "images" if os.environ.get("KUBENB_REFRESH_DOC_IMAGES")
+          else SHOTS / "elements")
 # Background connections are refused on a closed network; keep Chromium quiet.
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                   "--no-first-run", "--disable-background-networking",
@@ -176,7 +179,7 @@ def _no_errors(page: Any) -> None:
 
 
 def _shoot(page: Any, selector: str, name: str) -> None:
-    """An element screenshot into docs/images/ (what docs/widgets.md shows)."""
+    """An element screenshot into IMAGES (docs/images/ when refreshing the docs)."""
     IMAGES.mkdir(parents=True, exist_ok=True)
     size = page.viewport_size
     page.set_viewport_size({"width": size["width"], "height": 2400})  # the whole widget fits
