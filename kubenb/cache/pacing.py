@@ -26,8 +26,7 @@ usually the core) that allocates it next. Measured on 50k pod events: the listen
 went from ~15 µs to ~3 µs an event, the Reflector from ~37 µs to ~43 µs, and the
 informer ran ~10% faster. At most `limit` items wait there; more (a slow handler's
 backlog going out while the watch is quiet) are freed where they were delivered, and
-`close()` frees them at stop; `idle()`, called when the Reflector is about to wait
-for the network, frees them and holds nothing more until the next event.
+`close()` frees them at stop.
 
 How many each `pace()` frees: about one event's worth (the oldest first), not all of
 them. The collector's young count is allocations minus frees, but it never drops below
@@ -92,7 +91,6 @@ class Pacer:
         self._done: deque[Any] = deque()
         self._done_limit = limit
         self._last_pace = float("-inf")
-        self._idle = False  # the Reflector waits for the network (see idle())
 
     def __repr__(self) -> str:
         return (f"Pacer(limit={self.limit}, waits={self.waits}, timeouts={self.timeouts}, "
@@ -114,7 +112,6 @@ class Pacer:
         """Free about one event's worth of what the stages handed back; then wait until
         the keeping-up stages hold at most limit/2 items, if they hold more than
         `limit`; never longer than `patience`."""
-        self._idle = False
         if not gc.isenabled():
             self._done.clear()  # no collector count to keep flat
             return
@@ -153,19 +150,11 @@ class Pacer:
         """A stage consumed an item: wake the Reflector if it waits and may go on.
         `done`, the item (the caller holding no other reference), is kept for the
         Reflector to free, while there is room."""
-        if done is not None and not self._idle and len(self._done) < self._done_limit:
+        if done is not None and len(self._done) < self._done_limit:
             self._done.append(done)
         if self._waiting and self.backlog() <= self._resume_at:
             with self._cond:
                 self._cond.notify()
-
-    def idle(self) -> None:
-        """The Reflector consumed every event read so far and is about to wait for the
-        network: free everything held now, and until the next `pace()` keep nothing
-        (stages free what they deliver themselves). Else what a burst handed back
-        would stay held as long as the watch is quiet."""
-        self._idle = True
-        self._done.clear()
 
     def close(self) -> None:
         """The informer stopped: free what is held, keep nothing more (a listener still

@@ -158,8 +158,7 @@ class Reflector:
                  use_watch_list: bool = False, backoff: ExponentialBackoff | None = None,
                  on_list_page: Callable[[PageInfo], None] | None = None,
                  rand: random.Random | None = None,
-                 pace: Callable[[], None] | None = None,
-                 on_idle: Callable[[], None] | None = None) -> None:
+                 pace: Callable[[], None] | None = None) -> None:
         self.list_watcher = list_watcher
         self.store = store
         self.resync_period = resync_period
@@ -178,7 +177,6 @@ class Reflector:
                                                 clock=self.clock)
         self.on_list_page = on_list_page
         self.pace = pace  # called after each watch event (the informer's Pacer)
-        self.on_idle = on_idle  # called when the watch is about to wait for the network
         self._last_added = float("-inf")
         self._random = rand or random.Random()
         self._lock = threading.Lock()
@@ -446,9 +444,6 @@ class Reflector:
             return
         count = 0
         pace = self.pace
-        set_idle_hook = getattr(watch, "set_idle_hook", None)
-        if self.on_idle is not None and set_idle_hook is not None:
-            set_idle_hook(self.on_idle)
         for event in events:
             if stop.is_set():
                 raise _StopRequested

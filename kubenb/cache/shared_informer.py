@@ -216,7 +216,6 @@ class SharedIndexInformer:
                 options.setdefault("watch_error_handler", self._watch_error_handler)
             if self.pacer is not None:
                 options.setdefault("pace", self.pacer.pace)
-                options.setdefault("on_idle", self.pacer.idle)
             self._controller = Controller(
                 queue, self.list_watcher, self.handle_deltas,
                 full_resync_period=self.resync_check_period,

@@ -52,9 +52,6 @@ class ChunkedBodyReader:
         self._trailers = False  # the last chunk was read; trailer lines follow
         self.done = False
         self._eof = False
-        #: The last read() returned because nothing more was waiting: the next one
-        #: will likely wait for the network.
-        self.drained = False
 
     @classmethod
     def from_response(cls, response: requests.Response) -> ChunkedBodyReader | None:
@@ -76,7 +73,6 @@ class ChunkedBodyReader:
         """The payload of every chunk that arrived, at least one byte; b"" once the
         body ended. Blocks (up to the socket's timeout) only when nothing waits."""
         payload: list[bytes] = []
-        self.drained = False
         while not self.done:
             data = b"" if self._eof else self._fp.read1(READ_SIZE)
             if not data:
@@ -88,7 +84,6 @@ class ChunkedBodyReader:
                 raise ConnectionResetError("the connection closed before the last chunk")
             self._parse(self._buf + data if self._buf else data, payload)
             if payload and not self._waiting():
-                self.drained = True
                 break
         return b"".join(payload)
 

@@ -21,7 +21,7 @@ import contextlib
 import logging
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import requests
@@ -94,7 +94,6 @@ class Watch:
         self._stopped = threading.Event()
         self._lock = threading.Lock()
         self._closed = False
-        self._on_idle: Callable[[], None] | None = None
         self.end_reason: str = ""  # "", "closed", "stopped", "idle-timeout", "connection-lost"
         self.events_received = 0
 
@@ -128,12 +127,6 @@ class Watch:
         finally:
             self._close()
 
-    def set_idle_hook(self, hook: Callable[[], None] | None) -> None:
-        """Call `hook()` whenever every event read so far has been consumed and the next
-        read would wait for the network (where that can be told: a chunked body read
-        directly, kubenb.client.chunked). The informer's Pacer frees what it holds then."""
-        self._on_idle = hook
-
     @property
     def stopped(self) -> bool:
         return self._stopped.is_set()
@@ -163,8 +156,6 @@ class Watch:
         body = ChunkedBodyReader.from_response(self._response)
         read = body.read if body is not None else lambda: self._response.raw.read1(_READ_SIZE)
         while not self._stopped.is_set():
-            if body is not None and body.drained and self._on_idle is not None:
-                self._on_idle()  # every event read so far is consumed; none waits
             try:
                 data = read()
             except (ReadTimeoutError, TimeoutError):

@@ -212,30 +212,6 @@ def test_replaced_objects_are_freed_on_the_reflector_thread(stream: bool) -> Non
     assert len(freed_on) == (40 if stream else 21)
 
 
-def test_idle_frees_what_is_held_and_holds_nothing_until_the_next_event() -> None:
-    pacer = Pacer(Stages(), limit=8, patience=60.0, quiet=60.0)
-    pacer.pace()
-    items = [Item() for _ in range(3)]
-    refs = [weakref.ref(item) for item in items]
-    for item in items:
-        pacer.progress(item)
-    del items, item
-    assert pacer.stats()["held_for_reflector"] == 3
-    with collector(True):
-        pacer.idle()  # the Reflector is about to wait for the network
-    assert [ref() for ref in refs] == [None] * 3
-    late = Item()
-    late_ref = weakref.ref(late)
-    pacer.progress(late)  # delivered while the Reflector waits: not held
-    del late
-    assert late_ref() is None and pacer.stats()["held_for_reflector"] == 0
-    with collector(True):
-        pacer.pace()  # the next event: holding resumes
-    kept = Item()
-    pacer.progress(kept)
-    assert pacer.stats()["held_for_reflector"] == 1
-
-
 def test_pacing_is_off_while_the_collector_is_disabled() -> None:
     pacer = Pacer(Stages(queue=1000), limit=8, patience=60.0)
     with collector(False):

@@ -202,20 +202,3 @@ def test_what_came_is_handed_over_when_the_socket_cannot_be_asked() -> None:
     finally:
         ours.close()
         theirs.close()
-
-
-def test_drained_says_the_read_stopped_because_nothing_more_waited() -> None:
-    ours, theirs = socket.socketpair()
-    ours.settimeout(10)
-    fp = ours.makefile("rb")
-    try:
-        reader = ChunkedBodyReader(fp, ours)
-        assert not reader.drained  # nothing read yet
-        theirs.sendall(encode([b"one", b"two"])[:-5])  # both chunks, not the end
-        assert reader.read() == b"onetwo" and reader.drained
-        theirs.sendall(b"0\r\n\r\n")
-        assert reader.read() == b"" and reader.done
-    finally:
-        fp.close()
-        ours.close()
-        theirs.close()
