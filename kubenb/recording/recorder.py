@@ -80,8 +80,9 @@ class _Sink:
     stays within `budget` of the time that passed (credit saved up for at most
     `_CREDIT_SECONDS`); past it (a stream faster than ~`budget` x 300 MB/s of JSON
     lines), chunks are stored, still gzip, until the credit is back. A real cluster's
-    stream is compressed whole; a firehose costs the informer little more than plain
-    lines. `budget=1.0` (or more) compresses everything.
+    stream is compressed whole; a firehose's compression stays bounded (what it still
+    costs the informer beside that is measured in docs/recording.md). `budget=1.0` (or
+    more) compresses everything.
     """
 
     def __init__(self, path: Path, compresslevel: int,
