@@ -285,7 +285,9 @@ def test_stop_wakes_requests_sleeping_in_latency() -> None:
     def call() -> None:
         try:
             outcome.append(requests.get(srv.url + CM, timeout=90).status_code)
-        except requests.ConnectionError as err:  # the stopping server may close it unanswered
+        except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as err:
+            # the stopping server may close it unanswered, or cut the body short (CI saw
+            # the headers of the woken answer go out and then the connection close)
             outcome.append(err)
 
     caller = threading.Thread(target=call, name="test-delayed-caller")
