@@ -56,8 +56,12 @@ from typing import Any
 
 #: Events the Reflector may run ahead of the stages that keep up with it.
 DEFAULT_PACE_LIMIT = 64
-#: Real seconds a stage gets to catch up before it is counted as slow.
-DEFAULT_PATIENCE = 0.002
+#: Real seconds a stage gets to catch up before it is counted as slow. Long enough
+#: for a thread the scheduler queued behind another process's (or the recorder's)
+#: busy thread: at 2 ms, a gzip recorder beside the informer made the pacer give up
+#: 20-45 times per 20k events, each time bringing back collections (a full one per
+#: run); at 10 ms, none (docs/informers.md).
+DEFAULT_PATIENCE = 0.01
 #: Real seconds without an event after which everything handed back is freed at once.
 QUIET = 0.05
 
