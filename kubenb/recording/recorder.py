@@ -5,21 +5,19 @@ Every list page it returns, every watch it opens, every event (bookmarks too) it
 on, every error and every end of a watch is reported to the `Recorder` with the
 moment it arrived, and passed on untouched. The Reflector cannot tell the difference.
 
-On the informer's thread a watch event is framed and copied, under a lock, into
-the recorder's current buffer: `{"t":..,"r":..,"op":"event",` and then the very line
-the server sent (the Watch's own bytes, not decoded again, see `RecordingWatch`).
-Objects that must be redacted are the exception: they are encoded once (msgspec).
-The buffers (256 KiB each) are allocated once and reused, and the line is not kept:
-the informer allocates and frees exactly what it would unrecorded (holding its lines
-for the writer instead cost it page faults and cold memory, measured in
-docs/recording.md). The recorder's own thread takes each filled buffer and does what
-runs without the GIL: gzip (zlib level 1) into a complete gzip member (so the file
-is readable up to there at any time, whatever happens to the process; compressed
-within a CPU budget, stored past it, see `_Sink`) and the write. What waits for the
-writer is bounded (`queue_bytes`): when the writer falls that far behind, the
-informer waits for it (backpressure: nothing is dropped), and if the writer makes no
-progress at all for `stall_timeout` seconds, recording stops ("write-stalled") rather
-than hold the informer any longer. Recording stops cleanly (a "stop" trailer, the file closed) on
+On the informer's thread a watch event costs three appends to a list under a lock:
+its arrival time, its resource and the very line the server sent (the Watch's own
+bytes object: not copied, not decoded again, see `RecordingWatch`). Objects that must
+be redacted are the exception: they are encoded once (msgspec). Everything else
+happens on the recorder's own thread, in batches: framing each line (`{"t":..,"r":..,
+"op":"event",` + the line), gzip (zlib level 1, which runs without the GIL) in
+chunks of about 256 KiB each written as a complete gzip member (so the file is readable
+up to there at any time, whatever happens to the process; compressed within a CPU
+budget, stored past it, see `_Sink`) and the write. The queue is bounded
+(`queue_bytes`): when the writer falls that far behind, the informer waits for it
+(backpressure: nothing is dropped), and if the writer makes no progress at all for
+`stall_timeout` seconds, recording stops ("write-stalled") rather than hold the
+informer any longer. Recording stops cleanly (a "stop" trailer, the file closed) on
 `stop()`, after `duration`, or when `max_events` events or `max_bytes` bytes on disk
 are reached; from then on the wrappers only pass things through.
 """
@@ -56,9 +54,9 @@ from kubenb.recording.redact import Redactor
 log = logging.getLogger(__name__)
 
 _encode = msgspec.json.Encoder().encode
-#: One buffer of framed lines: one gzip member, and how often max_bytes is checked.
-_BUFFER_BYTES = 256 << 10  # (fits L2, so zlib reads it from cache)
-_FREE_BUFFERS = 8  # buffers kept for reuse after a burst
+_TAIL, _EVENT_TAIL = -1, -2  # the resource of a queued line that is not a raw event
+_BATCH_BYTES = 512 << 10  # wake the writer when this much is waiting (uncompressed)
+_CHUNK_BYTES = 256 << 10  # compress, sync-flush and check max_bytes this often (fits L2)
 DEFAULT_QUEUE_BYTES = 32 << 20
 DEFAULT_STALL_TIMEOUT = 30.0
 STOP_REASONS = ("stopped", "duration", "max-events", "max-bytes", "write-error",
@@ -105,31 +103,36 @@ class _Sink:
         self.compressed = 0  # bytes of lines written in compressed members
         self.closed = False
 
-    def _encode(self, lines: list[Buffer]) -> list[Buffer]:
+    def _encode(self, data: bytes) -> list[Buffer]:
         level = self.level
         if not level:
-            return lines
+            return [data]
         now = self._wall()
         credit = min(self.budget * _CREDIT_SECONDS,
                      self._credit + self.budget * (now - self._last))
         self._last = now
-        if credit <= 0:  # over budget: stored blocks, the CRC the only pass over them
+        if credit <= 0:  # over budget: stored blocks, one CRC pass without the GIL
             self._credit = credit
-            self.stored += sum(map(len, lines))
-            return stored_member(lines)
+            self.stored += len(data)
+            return stored_member([data])
         started = self._cpu()
-        out = compressed_member(lines, level)
+        out = compressed_member([data], level)
         self._credit = credit - (self._cpu() - started)
-        self.compressed += sum(map(len, lines))
+        self.compressed += len(data)
         return [out]
 
     def write(self, lines: list[Buffer]) -> None:
         """Write complete lines (the buffers joined); every one of them reads back from
-        the file alone. The buffers go to the file as they are (writev: no copy, no GIL)."""
-        pieces = self._encode(lines)
+        the file alone.
+
+        The lines are joined once, first (one C-level copy): then the CRC, zlib and the
+        write each make one call without the GIL, where a Python loop over the many
+        small buffers (three an event) held it for each (measured: a stored chunk took
+        ~180 CRC calls)."""
+        pieces = self._encode(b"".join(lines))
         total = sum(map(len, pieces))
         done = os.writev(self._fh.fileno(), pieces) if len(pieces) > 1 else 0
-        if done < total:  # one buffer, or a short writev: the rest, joined
+        if done < total:  # one buffer, or a short writev: the rest
             view = memoryview(pieces[0] if len(pieces) == 1 else b"".join(pieces))[done:]
             while view:
                 view = view[self._fh.write(view) or 0:]
@@ -209,16 +212,13 @@ class Recorder:
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._now = self.clock.now
-        # The buffer being filled: framed lines up to _pos, _buf_events events among them.
-        self._buf = bytearray()
-        self._pos = 0
-        self._buf_events = 0
-        # What waits for the writer: (buffer or bytes, length, events) segments.
-        self._filled: list[tuple[Buffer, int, int]] = []
-        self._free: list[bytearray] = []  # written buffers, for reuse
-        self._pending = 0  # bytes of lines waiting (filled segments and the buffer)
-        self._woken = False  # the writer was told a segment is waiting
-        self._progress = 0  # segments written so far (a stalled writer makes none)
+        # What waits for the writer, flat: time, resource, line, time, resource, line...
+        # (resource < 0: the line is the rest of a record after its time stamp). Floats,
+        # small ints and the Watch's own bytes: nothing the cyclic collector tracks.
+        self._queue: list[Any] = []
+        self._pending = 0  # bytes of lines in the queue
+        self._woken = False  # the writer was told a batch is waiting
+        self._progress = 0  # chunks written so far (a stalled writer makes none)
         self._active = False
         self.reason = ""
         self._t0 = 0.0
@@ -349,17 +349,22 @@ class Recorder:
     def record_raw_event(self, index: int, line: bytes) -> None:
         """One watch event as its JSON line came from the server (`{"type":..,"object":..}`,
         stripped); only for resources with nothing to redact. The hot path: the line is
-        framed into the current buffer (`{"t":..,"r":..,"op":"event",` + the line after
-        its `{`), and not kept."""
+        kept as it is, framed and compressed by the writer."""
         with self._lock:
             if not self._active or (self._pending >= self.queue_bytes
                                     and not self._wait_for_room()):
                 return
-            self._put(b'{"t":%.6f,"r":%d,"op":"event",' % (self._now() - self._t0, index),
-                      line, True)
+            queue = self._queue
+            queue.append(self._now() - self._t0)
+            queue.append(index)
+            queue.append(line)
+            self._pending += len(line)
             self.events += 1
             if self.max_events is not None and self.events >= self.max_events:
                 self._stop_locked("max-events")
+            elif self._pending >= _BATCH_BYTES and not self._woken:
+                self._woken = True
+                self._cond.notify_all()
 
     def _emit(self, tail: bytes, event: bool = False) -> None:
         """Queue one record: `tail` is everything after its time stamp."""
@@ -367,59 +372,16 @@ class Recorder:
             if not self._active or (self._pending >= self.queue_bytes
                                     and not self._wait_for_room()):
                 return
-            self._put(b'{"t":%.6f,' % (self._now() - self._t0), tail, False, event)
+            self._queue += (self._now() - self._t0, _EVENT_TAIL if event else _TAIL, tail)
+            self._pending += len(tail)
             if event:
                 self.events += 1
                 if self.max_events is not None and self.events >= self.max_events:
                     self._stop_locked("max-events")
-
-    def _put(self, frame: bytes, body: bytes, raw: bool, event: bool = True) -> None:
-        """Append one record (the lock held): `frame` then `body`, which is a raw event's
-        line (its `{` replaced by the frame's closing `,`, a newline added) if `raw`,
-        else the rest of the record, newline included. Either way it takes
-        len(frame) + len(body) bytes."""
-        event = raw or event
-        size = len(frame) + len(body)
-        pos = self._pos
-        if pos + size > len(self._buf):
-            self._hand_over()
-            pos = 0
-            if size > _BUFFER_BYTES:  # a large record (a list page): a segment of its own
-                data = b"".join((frame, memoryview(body)[1:], b"\n")) if raw else frame + body
-                self._filled.append((data, size, int(event)))
-                self._pending += size
-                self._wake_writer()
-                return
-        buf = self._buf
-        end = pos + size
-        if raw:  # the line first, then the frame over its "{"
-            cut = pos + len(frame) - 1
-            buf[cut:end - 1] = body
-            buf[pos:cut + 1] = frame
-            buf[end - 1] = 10  # "\n"
-        else:
-            cut = pos + len(frame)
-            buf[pos:cut] = frame
-            buf[cut:end] = body
-        self._pos = end
-        self._pending += size
-        self._buf_events += event
-
-    def _hand_over(self) -> None:
-        """The current buffer, if it holds anything, to the writer (the lock held); the
-        next one from those already written, else a new one."""
-        if self._pos:
-            self._filled.append((self._buf, self._pos, self._buf_events))
-            self._wake_writer()
-        elif self._buf:
-            return  # empty: keep filling it
-        self._buf = self._free.pop() if self._free else bytearray(_BUFFER_BYTES)
-        self._pos = self._buf_events = 0
-
-    def _wake_writer(self) -> None:
-        if not self._woken:
-            self._woken = True
-            self._cond.notify_all()
+                    return
+            if self._pending >= _BATCH_BYTES and not self._woken:
+                self._woken = True
+                self._cond.notify_all()
 
     def _wait_for_room(self) -> bool:
         """Backpressure (the lock held): the queue is full, so the informer waits until
@@ -505,16 +467,14 @@ class Recorder:
         try:
             while True:
                 with self._lock:
-                    if self._active and not self._filled:
-                        # woken by a filled buffer, a stop or a waiting informer; else
-                        # the flush interval: what is queued goes to disk that often
+                    if self._active and self._pending < _BATCH_BYTES:
+                        # woken by a full batch, a stop or a waiting informer; else the
+                        # flush interval: what is queued goes to disk at least that often
                         self._cond.wait(self.flush_interval)
                     if self._active and deadline is not None and self._now() >= deadline:
                         self._stop_locked("duration")
-                    if not self._filled or not self._active:
-                        self._hand_over()  # a quiet spell, or the end: the partial buffer
-                    batch, self._filled = self._filled, []
-                    self._pending -= sum(length for _, length, _ in batch)
+                    batch, self._queue = self._queue, []
+                    self._pending = 0
                     self._woken = False
                     active = self._active
                     if self.stalls:
@@ -543,35 +503,43 @@ class Recorder:
         finally:
             self._done.set()
 
-    def _write(self, sink: _Sink, batch: list[tuple[Buffer, int, int]]) -> bool:
-        """Write `batch`'s segments, a gzip member each, and give their buffers back;
-        False once max_bytes is reached (what is left is dropped, its events uncounted:
-        the file ends there)."""
-        for i, (data, length, _) in enumerate(batch):
-            sink.write([memoryview(data)[:length]])
-            self.bytes_written = sink.size
-            self._progress += 1
-            if self.max_bytes is not None and sink.size >= self.max_bytes:
-                self._drop(batch[i + 1:])
-                return False
-        with self._lock:
-            free = self._free
-            for data, _, _ in batch:
-                if len(free) < _FREE_BUFFERS and isinstance(data, bytearray):
-                    free.append(data)
-        return True
+    def _write(self, sink: _Sink, batch: list[Any]) -> bool:
+        """Frame, compress and write `batch` in chunks; False once max_bytes is reached
+        (what is left is dropped, its events uncounted: the file ends there)."""
+        pieces: list[Any] = []
+        size = 0
+        it = iter(batch)
+        for t, r, line in zip(it, it, it, strict=True):
+            if r >= 0:  # {"type":..,"object":..} -> {"t":..,"r":..,"op":"event","type":..}
+                pieces.append(b'{"t":%.6f,"r":%d,"op":"event",' % (t, r))
+                pieces.append(memoryview(line)[1:])
+                pieces.append(b"\n")
+            else:
+                pieces.append(b'{"t":%.6f,' % t)
+                pieces.append(line)
+            size += len(line)
+            if size >= _CHUNK_BYTES:
+                if not self._write_chunk(sink, pieces, it):
+                    return False
+                pieces, size = [], 0
+        return not pieces or self._write_chunk(sink, pieces, it)
 
-    def _drop(self, rest: list[tuple[Buffer, int, int]]) -> None:
-        """max_bytes reached: what was not written is dropped, its events uncounted."""
+    def _write_chunk(self, sink: _Sink, pieces: list[Any], rest: Iterator[Any]) -> bool:
+        sink.write(pieces)
+        self.bytes_written = sink.size
+        self._progress += 1
+        if self.max_bytes is None or sink.size < self.max_bytes:
+            return True
+        dropped = list(rest)
         with self._lock:
-            dropped = sum(events for _, _, events in rest + self._filled) + self._buf_events
-            self._filled, self._pending = [], 0
-            self._pos = self._buf_events = 0
-            self.events -= dropped
+            dropped += self._queue
+            self._queue, self._pending = [], 0
+            self.events -= sum(1 for r in dropped[1::3] if r != _TAIL)
             if self._active:
                 self._stop_locked("max-bytes")
             elif dropped:
                 self.reason = "max-bytes"  # the file ends before what was queued at stop
+        return False
 
 
 class RecordingListerWatcher:

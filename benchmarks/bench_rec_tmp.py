@@ -1,0 +1,135 @@
+"""Recording: what the flight recorder costs the informer it rides on.
+
+The same stream of E MODIFIED pod events (replayed byte for byte by a separate process,
+each event flushed as its own HTTP chunk, as a kube-apiserver does) is watched by a
+kubenb informer handing every event to a handler, three ways in the same run: without
+a recorder, with a `Recorder` on its ListerWatcher (kubenb.recording) writing gzip (the
+default, level 1), and with one writing plain JSON lines (`compresslevel=0`). The three
+are interleaved, their order rotating from round to round, for at least five rounds
+even with --quick (one round on a shared machine is noise). A recorded run's time runs
+from the recorder's start to the end of `stop()`: every queued line framed, compressed
+and written, the file closed. Target: recording costs at most 10% (>= 0.9x).
+
+Two measures of each path: wall-clock time (the target's) and the CPU time of the whole
+process (every thread, the recorder's writer included; the replay server is a process
+of its own and does the same work for every path). On a machine whose CPUs other jobs
+keep busy, wall-clock time moves with their load from round to round; CPU time moves
+much less, and shows what recording costs in work: on a machine with a CPU to spare,
+the writer's compression (zlib, which runs without the GIL) overlaps the informer and
+costs little wall-clock time; with no CPU to spare it costs its CPU time in full, and
+on a VM whose CPUs slow each other (the machine-check row, benchmarks/vcpu_check.py)
+it also slows the informer's own threads while it runs beside them.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from benchmarks import vcpu_check
+from benchmarks.bench_informer import make_stream, replay_process
+from benchmarks.harness import Result
+from kubenb.cache.handlers import ResourceEventHandlerFuncs
+from kubenb.cache.listwatch import ListWatch
+from kubenb.cache.shared_informer import SharedIndexInformer
+from kubenb.client.config import config_from_dict
+from kubenb.client.dynamic import DynamicClient
+from kubenb.recording import Recorder, Recording, ResourceSpec
+
+PODS = ResourceSpec("v1", "pods", "Pod", True, "default")
+#: path -> the Recorder's compresslevel (None: no recorder)
+PATHS = {"not recorded": None, "gzip": 1, "gzip 2%": 1, "plain lines": 0}
+
+
+def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
+    events = max(1000, int(50_000 * scale))
+    rounds = max(rounds, 5)
+    wall: dict[str, list[float]] = {name: [] for name in PATHS}
+    cpu: dict[str, list[float]] = {name: [] for name in PATHS}
+    writer: dict[str, list[float]] = {name: [] for name in PATHS}
+    with tempfile.TemporaryDirectory(prefix="kubenb-bench-") as tmp:
+        stream = Path(tmp) / "stream.jsonl"
+        make_stream(stream, events)
+        outputs = {"gzip": Path(tmp) / "recorded.jsonl.gz",
+                   "plain lines": Path(tmp) / "recorded.jsonl", "gzip 2%": Path(tmp) / "r2.jsonl.gz"}
+        with replay_process(stream, per_event=True) as (url, _pid):
+            dynamic = DynamicClient(config_from_dict({
+                "clusters": [{"name": "r", "cluster": {"server": url}}],
+                "users": [{"name": "r", "user": {}}],
+                "contexts": [{"name": "r", "context": {"cluster": "r", "user": "r"}}],
+                "current-context": "r"}))
+
+            def watch(name: str) -> None:
+                seen = [0]
+                done = threading.Event()
+
+                def on_update(old: object, new: object) -> None:
+                    seen[0] += 1
+                    if seen[0] == events:
+                        done.set()
+
+                list_watch = ListWatch.from_client(dynamic.resource("v1", "pods"),
+                                                   namespace="default")
+                level = PATHS[name]
+                gc.collect()
+                cpu0, wall0 = time.process_time(), time.perf_counter()
+                recorder = None
+                if level is not None:
+                    recorder = Recorder(outputs[name], [PODS], compresslevel=level, compress_budget=0.02 if "2%" in name else 0.05).start()
+                    list_watch = recorder.list_watcher(0, list_watch)  # type: ignore[assignment]
+                informer = SharedIndexInformer(list_watch)
+                informer.add_event_handler(ResourceEventHandlerFuncs(
+                    on_add=lambda obj: None, on_update=on_update))
+                informer.start()
+                assert done.wait(600)
+                if recorder is not None:
+                    recorder.stop()
+                wall[name].append(time.perf_counter() - wall0)
+                cpu[name].append(time.process_time() - cpu0)
+                writer[name].append(recorder.writer_cpu if recorder is not None else 0.0)
+                informer.stop()
+
+            order = list(PATHS)
+            for r in range(rounds):
+                for name in order[r % len(order):] + order[:r % len(order)]:
+                    watch(name)
+            dynamic.rest.close()
+        base = "not recorded"
+        label = f"watch {events} events to a handler, recorded"
+        results = []
+        for name, target in (("gzip", 0.9), ("gzip 2%", 0.9), ("plain lines", None)):
+            for measure, times in (("", wall), (" [CPU time]", cpu)):
+                results.append(Result(
+                    f"{label} ({name}){measure}", events, min(times[name]),
+                    f"the same informer, not recorded{measure}", min(times[base]),
+                    target if not measure else None,
+                    tuple(b / k for k, b in zip(times[name], times[base], strict=True))))
+        if len(os.sched_getaffinity(0)) >= 2:
+            # how much this machine's CPUs slow each other during this run: the writer's
+            # compression runs beside the informer, on the other CPU
+            results.append(vcpu_check.result(stream.read_bytes().splitlines()[:10_000],
+                                             rounds))
+        per = {name: statistics.median(cpu[name]) / events * 1e6 for name in PATHS}
+        print(f"recording: CPU time of the process per event, median of {rounds} rounds: "
+              + ", ".join(f"{name} {us:.0f} µs" for name, us in per.items())
+              + "; of which the recorder's writer thread: "
+              + ", ".join(f"{name} {statistics.median(writer[name]) / events * 1e6:.1f} µs"
+                          for name in outputs))
+        for name in outputs:
+            ratios = [b / k for k, b in zip(wall[name], wall[base], strict=True)]
+            print(f"recording ({name}): median of the rounds' wall-clock ratios "
+                  f"{statistics.median(ratios):.2f}x")
+        for name, output in outputs.items():
+            recorded = Recording.read(output)
+            size = output.stat().st_size
+            count = sum(1 for e in recorded.entries if e.op == "event")
+            print(f"recording ({name}): {count} events in {size / 1024:.0f} KiB on disk "
+                  f"({size / max(count, 1):.0f} bytes per event; a pod is "
+                  f"{stream.stat().st_size / events:.0f} bytes of JSON)")
+        print()
+    return results
