@@ -104,6 +104,7 @@ class _Sink:
         self.closed = False
 
     def _encode(self, data: bytes) -> list[Buffer]:
+        """`data` as what goes to the file: itself, or a gzip member's pieces."""
         level = self.level
         if not level:
             return [data]
@@ -114,22 +115,21 @@ class _Sink:
         if credit <= 0:  # over budget: stored blocks, one CRC pass without the GIL
             self._credit = credit
             self.stored += len(data)
-            return stored_member([data])
+            return stored_member(data)
         started = self._cpu()
-        out = compressed_member([data], level)
+        out = compressed_member(data, level)
         self._credit = credit - (self._cpu() - started)
         self.compressed += len(data)
         return [out]
 
-    def write(self, lines: list[Buffer]) -> None:
-        """Write complete lines (the buffers joined); every one of them reads back from
-        the file alone.
+    def write(self, data: bytes) -> None:
+        """Write complete lines; every one of them reads back from the file alone.
 
-        The lines are joined once, first (one C-level copy): then the CRC, zlib and the
-        write each make one call without the GIL, where a Python loop over the many
-        small buffers (three an event) held it for each (measured: a stored chunk took
-        ~180 CRC calls)."""
-        pieces = self._encode(b"".join(lines))
+        `data` is the chunk's lines joined once by the caller (one C-level copy): the
+        CRC, zlib and the write then each make one call without the GIL, where a loop
+        over the many small buffers (three an event) held it for each (measured: a
+        stored chunk took ~180 CRC calls)."""
+        pieces = self._encode(data)
         total = sum(map(len, pieces))
         done = os.writev(self._fh.fileno(), pieces) if len(pieces) > 1 else 0
         if done < total:  # one buffer, or a short writev: the rest
@@ -144,7 +144,7 @@ class _Sink:
         self.closed = True
         try:
             if last:
-                self.write([last])
+                self.write(last)
         finally:
             self._fh.close()
 
@@ -259,7 +259,7 @@ class Recorder:
                                  redaction=self.redactor.describe(), limits=limits)
             sink = _Sink(self.path, self.compresslevel, self.compress_budget)
             try:
-                sink.write([encode_line(header)])
+                sink.write(encode_line(header))
             except OSError as exc:
                 with contextlib.suppress(OSError):
                     sink.close()
@@ -525,7 +525,7 @@ class Recorder:
         return not pieces or self._write_chunk(sink, pieces, it)
 
     def _write_chunk(self, sink: _Sink, pieces: list[Any], rest: Iterator[Any]) -> bool:
-        sink.write(pieces)
+        sink.write(b"".join(pieces))
         self.bytes_written = sink.size
         self._progress += 1
         if self.max_bytes is None or sink.size < self.max_bytes:

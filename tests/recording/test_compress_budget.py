@@ -56,13 +56,13 @@ def test_past_the_budget_chunks_are_stored_and_the_credit_comes_back_with_time(
     path = tmp_path / "r.jsonl.gz"
     sink = _Sink(path, 1, budget=1 / 16, wall_time=ticks.wall, cpu_time=ticks.cpu)
     for i in range(8):  # 1/16 s of credit to start with: four compressions
-        sink.write([_line(i)])
+        sink.write(_line(i))
     ticks.now += 0.5  # 1/32 s of credit back: two more
     for i in range(8, 11):
-        sink.write([_line(i)])
+        sink.write(_line(i))
     ticks.now += 100.0  # a long quiet spell saves up one second's worth, no more
     for i in range(11, 18):
-        sink.write([_line(i)])
+        sink.write(_line(i))
     sink.close(_line(18))
     per_second = round(_CREDIT_SECONDS / 16 * 64)
     assert _members(path.read_bytes()) == (
@@ -80,7 +80,7 @@ def test_a_budget_of_one_cpu_compresses_everything(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl.gz"
     sink = _Sink(path, 6, budget=1.0, wall_time=ticks.wall, cpu_time=ticks.cpu)
     for i in range(4):
-        sink.write([_line(i)])
+        sink.write(_line(i))
         ticks.now += 0.5  # compression never costs more than the time that passed
     sink.close()
     assert _members(path.read_bytes()) == [True] * 4
