@@ -33,6 +33,7 @@ from kubenb.cache.processor import (
     determine_resync_period,
 )
 from kubenb.cache.store import Indexer, new_indexer
+from kubenb.cache.weak import weak_method
 from kubenb.clock import Clock, RealClock
 from kubenb.errors import KubenbError
 
@@ -69,7 +70,7 @@ class SharedIndexInformer:
         self.processor = SharedProcessor(self.clock)
         # How far the Reflector may run ahead of the queue and the listeners that keep
         # up (kubenb.cache.pacing explains why); 0 turns pacing off.
-        self.pacer: Pacer | None = Pacer(self._pacing_stages, pace_limit) \
+        self.pacer: Pacer | None = Pacer(weak_method(self._pacing_stages, []), pace_limit) \
             if pace_limit > 0 else None
         if self.pacer is not None:
             self.processor.on_progress = self.pacer.progress
@@ -140,8 +141,9 @@ class SharedIndexInformer:
                 self.processor.resync_check_period_changed(check)
             listener = ProcessorListener(
                 handler, requested, determine_resync_period(requested, self.resync_check_period),
-                self.clock, self.has_synced, name=f"{self.name}-{len(self.processor) + 1}",
-                on_error=self._on_handler_error)
+                self.clock, weak_method(self.has_synced, False),
+                name=f"{self.name}-{len(self.processor) + 1}",
+                on_error=weak_method(self._on_handler_error))
             if not started:
                 return self.processor.add_listener(listener)
         with self._block_deltas:
@@ -217,7 +219,7 @@ class SharedIndexInformer:
             if self.pacer is not None:
                 options.setdefault("pace", self.pacer.pace)
             self._controller = Controller(
-                queue, self.list_watcher, self.handle_deltas,
+                queue, self.list_watcher, weak_method(self.handle_deltas),
                 full_resync_period=self.resync_check_period,
                 should_resync=self.processor.should_resync, name=self.name, clock=self.clock,
                 reflector_options=options)
