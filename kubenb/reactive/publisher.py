@@ -78,6 +78,10 @@ def _describe(fn: Any) -> str:
 _ids = itertools.count(1)
 
 
+def _closed_sink(batch: dict[Any, Any]) -> None:
+    """A closed channel's sink: nothing reaches it (a closed channel takes no values)."""
+
+
 class Channel:
     """One view's queue on a `Publisher`: pending values by key, a sink, a rate.
 
@@ -192,13 +196,19 @@ class Channel:
     # -- lifecycle & stats ----------------------------------------------------------------
 
     def close(self, flush: bool = True) -> None:
-        """Stop accepting values; with `flush`, publish what is pending first."""
+        """Stop accepting values; with `flush`, publish what is pending first.
+
+        The sink is let go: a view's sink is its own bound method, and the view holds
+        its channel, so keeping it would leave a closed view (and the informer and
+        cache it refers to) in a reference cycle until a full collection."""
         if flush:
             self.flush()
-        with self.publisher._cond:
-            self._closed = True
-            self._pending = {}
-            self.publisher._forget(self)
+        with self._sink_lock:  # not while a batch is on its way to the sink
+            with self.publisher._cond:
+                self._closed = True
+                self._pending = {}
+                self.publisher._forget(self)
+            self._sink = _closed_sink
 
     @property
     def closed(self) -> bool:

@@ -3,9 +3,11 @@ never corrupted by concurrent updates, one observe() per batch, history, snapsho
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import threading
+import weakref
 from typing import Any
 
 import pytest
@@ -354,3 +356,24 @@ def test_a_frame_of_a_built_in_informer_gets_kubectls_columns_even_when_empty() 
             assert {"READY", "STATUS", "RESTARTS", "AGE"} <= set(frame.columns.names)
         finally:
             frame.close()
+
+
+def test_a_closed_frame_and_its_stopped_informer_are_freed_without_the_collector() -> None:
+    rng = random.Random(7)
+    source = FakeSource()
+    for i in range(20):
+        source.add(make_pod(rng, f"p{i}"))
+    gc.collect()
+    gc.disable()
+    try:
+        with running_informer(source) as informer:
+            frame = LiveFrame(informer, kind="Pod", with_namespace=True, now=lambda: NOW)
+            settle(frame)
+            assert frame.count == 20
+            frame.close()
+        frame_ref, informer_ref = weakref.ref(frame), weakref.ref(informer)
+        del frame, informer
+        wait_until(lambda: frame_ref() is None and informer_ref() is None,
+                   what="the closed frame and the stopped informer to be freed")
+    finally:
+        gc.enable()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import itertools
 import logging
 import threading
 import time
+import weakref
 from typing import Any
 
 import ipywidgets
@@ -294,3 +296,24 @@ def test_hold_sync_sink_sends_one_widget_message_per_batch() -> None:
     publisher.stop()
     with pytest.raises(PublisherError, match="hold_sync"):
         hold_sync_sink(object(), apply)
+
+
+def test_a_closed_channel_lets_go_of_its_sink() -> None:
+    # A view's sink is its own bound method and the view holds its channel: kept, that
+    # cycle would hold a closed view (and its informer's cache) until a full collection.
+    gc.disable()
+    try:
+        publisher = Publisher("release", clock=FakeClock())
+        sink = Recorder()
+        channel = publisher.channel(sink)
+        channel.submit("k", 1)
+        channel.close()  # flushes first
+        assert sink.state == {"k": 1}
+        ref = weakref.ref(sink)
+        del sink
+        assert ref() is None
+        channel.submit("k", 2)  # dropped, as before
+        assert channel.flush() == 0
+        publisher.stop()
+    finally:
+        gc.enable()
