@@ -1,6 +1,6 @@
 """promote_young: young objects go to the oldest generation without a walk; never when
 the program froze objects of its own, never when switched off; a large decode and a
-burst of ADDED watch events promote, an isolated ADDED event does not."""
+busy watch stream (new objects or updates) promotes, an isolated event does not."""
 
 from __future__ import annotations
 
@@ -56,6 +56,47 @@ def test_promotion_empties_the_young_generation_and_a_full_collection_still_free
     gc.collect()
     assert cycle() is None  # the next full collection frees it
     assert len(kept) == 2000
+
+
+def test_while_promotions_go_on_a_full_collection_comes_at_least_every_interval(
+        switched_on: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Promoted objects are not counted towards the next full collection, so a busy stream
+    # that promotes after every event would otherwise keep the cycles promoted with its
+    # objects for as long as it stays busy.
+    now = [1000.0]
+    monkeypatch.setattr(decode.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(decode, "_unswept_since", None)
+    gc.disable()  # no automatic collection may free the cycle before it is promoted
+    try:
+        cycle = young_cycle()
+        assert promote_young()  # the cycle is now in the oldest generation, uncounted
+        now[0] += decode.FULL_COLLECTION_INTERVAL - 1
+        assert promote_young()
+        assert cycle() is not None  # not yet due
+    finally:
+        gc.enable()
+    now[0] += 1
+    assert promote_young()
+    assert cycle() is None  # the due full collection freed it
+    assert decode._unswept_since is None
+
+
+def test_no_full_collection_while_the_collector_is_off(
+        switched_on: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [1000.0]
+    monkeypatch.setattr(decode.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(decode, "_unswept_since", None)
+    gc.disable()  # a pause, or cache_gc_policy(): whoever switched it off is in charge
+    try:
+        cycle = young_cycle()
+        assert promote_young()
+        now[0] += decode.FULL_COLLECTION_INTERVAL * 2
+        assert promote_young()
+        assert cycle() is not None
+    finally:
+        gc.enable()
+    gc.collect()
+    assert cycle() is None
 
 
 def test_promotion_is_skipped_when_the_program_froze_objects(switched_on: None) -> None:
@@ -118,10 +159,28 @@ def test_a_burst_of_added_events_promotes_once_per_event_after_the_first(
     assert len(calls) == 49  # the first ADDED of a burst is not yet a burst
 
 
+def test_a_steady_stream_of_updates_promotes_once_per_event_after_the_first(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The replaced objects are freed as fast as the new ones come, so the collector's
+    # young count stays flat while its young list fills with what the cache keeps.
+    calls = []
+    monkeypatch.setattr(reflector_module, "promote_young", lambda: calls.append(1) or True)
+    source = FakeSource()
+    listed = [pod(f"p{i}", "1") for i in range(10)]
+    source.list_hook = lambda options: {"kind": "PodList", "apiVersion": "v1",
+                                        "metadata": {"resourceVersion": "1"}, "items": listed}
+    source.script_watch(*(WatchEvent("MODIFIED", pod(f"p{i % 10}", str(2 + i)))
+                          for i in range(30)), close=True)
+    reflector = Reflector(source, new_store(), clock=FakeClock())
+    run_one_watch(reflector, source)
+    assert reflector.store.get_by_key("ns/p9")["metadata"]["resourceVersion"] == "31"
+    assert len(calls) == 29
+
+
 def test_isolated_added_events_do_not_promote(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
     monkeypatch.setattr(reflector_module, "promote_young", lambda: calls.append(1) or True)
-    monkeypatch.setattr(reflector_module, "_ADDED_BURST_GAP", 0.0)  # every gap is long
+    monkeypatch.setattr(reflector_module, "_BURST_GAP", 0.0)  # every gap is long
     source = FakeSource()
     reflector = burst_of_added(source, 20)
     run_one_watch(reflector, source)
