@@ -167,8 +167,8 @@ def test_freeing_one_event_at_a_time_keeps_young_collections_away() -> None:
     assert spread <= 10, (spread, all_at_once)
 
 
-@pytest.mark.parametrize("stream", [True, False])
-def test_replaced_objects_are_freed_on_the_reflector_thread(stream: bool) -> None:
+@pytest.mark.parametrize("then", ["stream", "quiet-event", "quiet-bookmark"])
+def test_replaced_objects_are_freed_on_the_reflector_thread(then: str) -> None:
     freed_on: list[str] = []
 
     class Tracked(dict):  # type: ignore[type-arg]
@@ -197,19 +197,24 @@ def test_replaced_objects_are_freed_on_the_reflector_thread(stream: bool) -> Non
         wait_until(lambda: len(updates) == 20 and len(freed_on)
                    + informer.stats()["pacing"]["held_for_reflector"] == 20,
                    what="20 updates delivered and handed back")
-        if stream:  # each event frees about one event's worth, the oldest first
+        if then == "stream":  # each event frees about one event's worth, the oldest first
             for version in range(1, 21):
                 source.modify(pod("b", labels={"v": str(version)}))
             wait_until(lambda: len(updates) == 40, what="b's 20 updates delivered")
-        else:  # the first event after a quiet spell frees everything
+        elif then == "quiet-event":  # the first event after a quiet spell frees everything
             informer.pacer.quiet = 0.0
             source.modify(pod("b", labels={"v": "1"}))
             wait_until(lambda: len(updates) == 21, what="b's update delivered")
+        else:  # a quiet watch's next bookmark does the same (a server sends one a minute)
+            # the last update was handed back after its own pace: held until then
+            assert informer.stats()["pacing"]["held_for_reflector"] >= 1
+            informer.pacer.quiet = 0.0
+            source.bookmark()
         wait_until(lambda: len(freed_on) >= 20, what="versions 0-19 of a to be freed")
         assert all(name.startswith("kubenb-reflector-") for name in freed_on), freed_on
     # stopped: what listeners handed back since is freed too
     assert informer.stats()["pacing"]["held_for_reflector"] == 0
-    assert len(freed_on) == (40 if stream else 21)
+    assert len(freed_on) == {"stream": 40, "quiet-event": 21, "quiet-bookmark": 20}[then]
 
 
 def test_pacing_is_off_while_the_collector_is_disabled() -> None:
