@@ -102,6 +102,19 @@ class ChunkedBodyReader:
     def _parse(self, data: bytes, payload: list[bytes]) -> None:
         pos, end = 0, len(data)
         while pos < end:
+            if not (self._left or self._crlf or self._trailers):
+                # The common case, one whole chunk in hand (a server flushes each watch
+                # event as one chunk, so a read usually holds whole ones): in one step.
+                eol = data.find(b"\r\n", pos, pos + MAX_SIZE_LINE)
+                if eol > pos:
+                    size_text = data[pos:eol]
+                    if not size_text.strip(_HEX_DIGITS):
+                        start = eol + 2
+                        stop = start + int(size_text, 16)
+                        if start < stop and data[stop:stop + 2] == b"\r\n":
+                            payload.append(data[start:stop])
+                            pos = stop + 2
+                            continue
             if self._left:
                 take = min(self._left, end - pos)
                 payload.append(data[pos:pos + take])
