@@ -8,6 +8,8 @@ other threads per event. This reader takes over the body once the headers are re
 it decodes the chunk framing itself over whole reads, and before it returns it also
 takes what the socket already holds (a zero-timeout `select`, and the TLS layer's
 own buffer), so a consumer that fell behind gets every waiting event in one batch.
+Once the buffered reader that read the headers has handed over what it held, the
+socket is read directly.
 
 `from_response` uses it only where it is exact: a chunked body nobody has read yet,
 with no content coding (urllib3 would have to decompress it). Anything else keeps
@@ -41,6 +43,11 @@ class ChunkedBodyReader:
     def __init__(self, fp: Any, sock: socket.socket) -> None:
         self._fp = fp  # the connection's buffered reader, positioned at the body
         self._sock = sock
+        # The first read drains what the buffered reader already holds (at most its
+        # buffer, well under READ_SIZE); from then on the socket is read directly, past
+        # two layers of Python calls (`SocketIO`, the buffer) that added nothing.
+        self._recv = fp.read1
+        self._direct = False
         self._pending = getattr(sock, "pending", None)  # TLS: plaintext already decrypted
         self._poll = None
         if hasattr(select, "poll"):
@@ -74,7 +81,9 @@ class ChunkedBodyReader:
         body ended. Blocks (up to the socket's timeout) only when nothing waits."""
         payload: list[bytes] = []
         while not self.done:
-            data = b"" if self._eof else self._fp.read1(READ_SIZE)
+            data = b"" if self._eof else self._recv(READ_SIZE)
+            if data and not self._direct:
+                self._recv, self._direct = self._sock.recv, True
             if not data:
                 if payload:  # hand over what came before the end; raise on the next read
                     self._eof = True

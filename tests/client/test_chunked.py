@@ -78,6 +78,27 @@ def test_any_chunking_and_packet_edges_give_the_payload_back(
         assert reader.done
 
 
+def test_what_the_buffered_reader_already_holds_comes_first_then_the_socket() -> None:
+    # http.client reads the headers through a buffered reader, which takes the start of
+    # the body along; the reader hands that over before it reads the socket directly.
+    chunks = [b"x" * 3000, b"y" * 7000, b"z" * 20]
+    ours, theirs = socket.socketpair()
+    ours.settimeout(10)
+    try:
+        theirs.sendall(b"HTTP/1.1 200 OK\r\n\r\n" + encode(chunks[:2])[:-5])
+        fp = ours.makefile("rb")
+        assert fp.readline() == b"HTTP/1.1 200 OK\r\n"
+        assert fp.readline() == b"\r\n"  # the buffer now holds part of the body
+        reader = ChunkedBodyReader(fp, ours)
+        first = reader.read()
+        theirs.sendall(encode(chunks[2:]))
+        assert first + read_all(reader) == b"".join(chunks)
+        assert reader.done
+    finally:
+        ours.close()
+        theirs.close()
+
+
 def test_what_waits_in_the_socket_comes_in_one_read() -> None:
     events = [b'{"type":"MODIFIED","object":{"n":%d}}\n' % i for i in range(50)]
     ours, theirs = socket.socketpair()
