@@ -77,8 +77,8 @@ def set_young_promotion(enabled: bool) -> None:
 #: Promoted objects bypass the collector's count, and that count is what schedules full
 #: collections: while promotions go on (a busy watch stream promotes after every event)
 #: the full collection that would find the young garbage cycles promoted with them may
-#: not come. So, with promotions going on and the collector enabled, one full collection
-#: runs at most this often (seconds), from the thread that promotes.
+#: not come. So, with promotions going on and the collector enabled, a full collection
+#: runs at least this often (seconds), from the thread that promotes.
 FULL_COLLECTION_INTERVAL = 600.0
 _sweep_lock = threading.Lock()
 _unswept_since: float | None = None  # time.monotonic() of the first promotion not yet swept
