@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import gc
 import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
 from kubenb.errors import FIFOClosedError
+
+
+@contextmanager
+def collector(enabled: bool) -> Iterator[None]:
+    """The cyclic collector on or off for the block, then as it was."""
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        yield
+    finally:
+        (gc.enable if was else gc.disable)()
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = 5.0, what: str = "") -> None:

@@ -25,7 +25,7 @@ from kubenb.cache.weak import weak_method
 from kubenb.client.config import load_config
 from kubenb.client.dynamic import DynamicClient
 from kubenb.server import EmbeddedServer
-from tests.helpers import wait_until
+from tests.helpers import collector, wait_until
 
 
 @pytest.fixture
@@ -37,13 +37,8 @@ def dynamic(server: EmbeddedServer) -> DynamicClient:
 @pytest.fixture
 def collector_off() -> Iterator[None]:
     gc.collect()
-    was = gc.isenabled()
-    gc.disable()
-    try:
+    with collector(False):
         yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _wait_released(ref: weakref.ref[Any]) -> None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import gc
 import threading
 import weakref
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 
@@ -21,7 +19,7 @@ from kubenb.cache.shared_informer import SharedIndexInformer
 from kubenb.clock import FakeClock
 from tests.cache.fake_source import FakeSource, pod
 from tests.cache.test_shared_informer import Listener, started
-from tests.helpers import wait_until
+from tests.helpers import collector, wait_until
 
 
 class Stages:
@@ -32,16 +30,6 @@ class Stages:
 
     def __call__(self) -> list[tuple[str, int]]:
         return list(self.backlogs.items())
-
-
-@contextmanager
-def collector(enabled: bool) -> Iterator[None]:
-    was = gc.isenabled()
-    (gc.enable if enabled else gc.disable)()
-    try:
-        yield
-    finally:
-        (gc.enable if was else gc.disable)()
 
 
 def test_pace_returns_at_once_while_the_backlog_is_within_the_limit() -> None:

@@ -20,6 +20,7 @@ from kubenb.client.decode import loads, promote_young, set_young_promotion
 from kubenb.client.watch import WatchEvent
 from kubenb.clock import FakeClock
 from tests.cache.fake_source import FakeSource, pod
+from tests.helpers import collector
 
 
 class Node:
@@ -66,15 +67,12 @@ def test_while_promotions_go_on_a_full_collection_comes_at_least_every_interval(
     now = [1000.0]
     monkeypatch.setattr(decode.time, "monotonic", lambda: now[0])
     monkeypatch.setattr(decode, "_unswept_since", None)
-    gc.disable()  # no automatic collection may free the cycle before it is promoted
-    try:
+    with collector(False):  # no automatic collection may free the cycle before it is promoted
         cycle = young_cycle()
         assert promote_young()  # the cycle is now in the oldest generation, uncounted
         now[0] += decode.FULL_COLLECTION_INTERVAL - 1
         assert promote_young()
         assert cycle() is not None  # not yet due
-    finally:
-        gc.enable()
     now[0] += 1
     assert promote_young()
     assert cycle() is None  # the due full collection freed it
@@ -86,15 +84,12 @@ def test_no_full_collection_while_the_collector_is_off(
     now = [1000.0]
     monkeypatch.setattr(decode.time, "monotonic", lambda: now[0])
     monkeypatch.setattr(decode, "_unswept_since", None)
-    gc.disable()  # a pause, or cache_gc_policy(): whoever switched it off is in charge
-    try:
+    with collector(False):  # a pause, or cache_gc_policy(): whoever switched it off is in charge
         cycle = young_cycle()
         assert promote_young()
         now[0] += decode.FULL_COLLECTION_INTERVAL * 2
         assert promote_young()
         assert cycle() is not None
-    finally:
-        gc.enable()
     gc.collect()
     assert cycle() is None
 

@@ -20,7 +20,7 @@ from kubenb.errors import NoResourceMatchError
 from kubenb.reactive import LiveFrame, Publisher, build_frame
 from kubenb.reactive.columns import ColumnError, crd_printer_columns
 from tests.cache.fake_source import FakeSource
-from tests.helpers import wait_until
+from tests.helpers import collector, wait_until
 from tests.reactive.support import (
     NOW,
     cache_matches,
@@ -364,8 +364,7 @@ def test_a_closed_frame_and_its_stopped_informer_are_freed_without_the_collector
     for i in range(20):
         source.add(make_pod(rng, f"p{i}"))
     gc.collect()
-    gc.disable()
-    try:
+    with collector(False):
         with running_informer(source) as informer:
             frame = LiveFrame(informer, kind="Pod", with_namespace=True, now=lambda: NOW)
             settle(frame)
@@ -375,5 +374,3 @@ def test_a_closed_frame_and_its_stopped_informer_are_freed_without_the_collector
         del frame, informer
         wait_until(lambda: frame_ref() is None and informer_ref() is None,
                    what="the closed frame and the stopped informer to be freed")
-    finally:
-        gc.enable()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import itertools
 import logging
 import threading
@@ -20,7 +19,7 @@ from kubenb.reactive.publisher import (
     PublisherError,
     hold_sync_sink,
 )
-from tests.helpers import wait_until
+from tests.helpers import collector, wait_until
 
 
 class Recorder:
@@ -301,8 +300,7 @@ def test_hold_sync_sink_sends_one_widget_message_per_batch() -> None:
 def test_a_closed_channel_lets_go_of_its_sink() -> None:
     # A view's sink is its own bound method and the view holds its channel: kept, that
     # cycle would hold a closed view (and its informer's cache) until a full collection.
-    gc.disable()
-    try:
+    with collector(False):
         publisher = Publisher("release", clock=FakeClock())
         sink = Recorder()
         channel = publisher.channel(sink)
@@ -315,5 +313,3 @@ def test_a_closed_channel_lets_go_of_its_sink() -> None:
         channel.submit("k", 2)  # dropped, as before
         assert channel.flush() == 0
         publisher.stop()
-    finally:
-        gc.enable()
