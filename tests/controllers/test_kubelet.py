@@ -97,6 +97,13 @@ def test_stop_seconds_ends_it_sooner(make_cluster: MakeCluster, clock: FakeClock
 
 def test_a_cordoned_node_takes_no_pods(slow: Cluster, clock: FakeClock) -> None:
     slow.resource("nodes").patch(NODE_NAME, {"spec": {"unschedulable": True}})
+    # The scheduler decides from its node cache, as kube-scheduler does: a pod created
+    # before the cordon reaches that cache may still be bound (failed once in CI).
+    assert slow.controllers is not None and slow.controllers.kubelet is not None
+    node_lister = slow.controllers.kubelet.node_lister
+    wait_until(lambda: any(n["metadata"]["name"] == NODE_NAME and n["spec"].get("unschedulable")
+                           for n in node_lister.list()), 10,
+               "the scheduler's node cache to see the cordon")
     slow.resource("pods").create(pod("waiting"))
     settle(slow)
     assert "nodeName" not in get(slow, "waiting")["spec"]
