@@ -109,26 +109,66 @@ class TablePrinter:
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|z|[+-]\d{2}:\d{2})$")
 
+# A table or LiveFrame row parses the same few timestamps again and again (a pod's
+# creationTimestamp twice per row, and again at every update of the pod): remembered,
+# a parse is one dict lookup instead of ~6 µs, a fifth of a Pod row. Bounded: the whole
+# memo is dropped when full (a few MB at most; the strings are the objects' own).
+_PARSED: dict[str, float | None] = {}
+_PARSED_LIMIT = 1 << 15
+# "YYYY-MM-DD" -> epoch seconds of that midnight UTC (also validates the date).
+_MIDNIGHTS: dict[str, float | None] = {}
+
 
 def parse_time(text: Any) -> float | None:
     """An RFC 3339 timestamp (metav1.Time or MicroTime) as epoch seconds, or None."""
     if not isinstance(text, str):
         return None
-    match = _RFC3339.match(text.strip())
+    try:
+        return _PARSED[text]
+    except KeyError:
+        pass
+    value = _parse_rfc3339(text)
+    if len(_PARSED) >= _PARSED_LIMIT:
+        _PARSED.clear()
+    _PARSED[text] = value
+    return value
+
+
+def _parse_rfc3339(text: str) -> float | None:
+    stripped = text.strip()
+    match = _RFC3339.match(stripped)
     if match is None:
         return None
-    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
-    fraction = float(match.group(7)) if match.group(7) else 0.0
-    zone = match.group(8)
+    date = stripped[:10]
     try:
-        stamp = datetime(year, month, day, hour, minute, second, tzinfo=timezone.utc)
-    except ValueError:
+        midnight = _MIDNIGHTS[date]
+    except KeyError:
+        midnight = _midnight(date)
+        if len(_MIDNIGHTS) >= _PARSED_LIMIT:
+            _MIDNIGHTS.clear()
+        _MIDNIGHTS[date] = midnight
+    if midnight is None:
         return None
+    _, _, _, hour, minute, second, fraction, zone = match.groups()
+    hours, minutes, seconds = int(hour), int(minute), int(second)
+    if hours > 23 or minutes > 59 or seconds > 59:
+        return None  # what datetime() refuses (no leap second either)
     offset = 0
-    if zone not in ("Z", "z"):
-        sign = 1 if zone[0] == "+" else -1
-        offset = sign * (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60)
-    return stamp.timestamp() - offset + fraction
+    if zone != "Z" and zone != "z":
+        offset = int(zone[1:3]) * 3600 + int(zone[4:6]) * 60
+        if zone[0] == "-":
+            offset = -offset
+    # Whole seconds first, the fraction last: one rounding, as before the memo.
+    stamp = midnight + (hours * 3600 + minutes * 60 + seconds - offset)
+    return stamp + float(fraction) if fraction else stamp
+
+
+def _midnight(date: str) -> float | None:
+    try:
+        return datetime(int(date[:4]), int(date[5:7]), int(date[8:10]),
+                        tzinfo=timezone.utc).timestamp()
+    except ValueError:
+        return None  # no such day (2023-02-29, month 13)
 
 
 def human_duration(seconds: float) -> str:

@@ -4,10 +4,13 @@ Tables a real kube-apiserver 1.32 sent (fixtures/realapi/table), at the capture'
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kubenb import printers
 from kubenb.printers import (
@@ -61,6 +64,58 @@ def test_parse_time_handles_rfc3339_micro_and_offsets() -> None:
     assert parse_time("yesterday") is None and parse_time(None) is None
     assert printers.age(None, base) == "<unknown>"
     assert printers.age("2026-11-22T11:43:39Z", base + 3600 * 5) == "5h"
+
+
+def _reference_parse_time(text: str) -> float | None:
+    """The plain datetime reading of an RFC 3339 stamp that parse_time must agree with."""
+    match = printers._RFC3339.match(text.strip())
+    if match is None:
+        return None
+    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+    try:
+        stamp = datetime(year, month, day, hour, minute, second, tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    zone = match.group(8)
+    offset = 0
+    if zone not in ("Z", "z"):
+        offset = (1 if zone[0] == "+" else -1) * (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60)
+    return stamp.timestamp() - offset + (float(match.group(7)) if match.group(7) else 0.0)
+
+
+_STAMPS = st.builds(
+    lambda y, mo, d, h, mi, s, frac, zone, sep, pad: (
+        f"{pad}{y:04d}-{mo:02d}-{d:02d}{sep}{h:02d}:{mi:02d}:{s:02d}{frac}{zone}{pad}"),
+    st.integers(1, 9999), st.integers(0, 13), st.integers(0, 32), st.integers(0, 25),
+    st.integers(0, 61), st.integers(0, 61),
+    st.sampled_from(["", ".5", ".000001", ".123456789", ".999999"]),
+    st.sampled_from(["Z", "z", "+01:00", "-05:30", "+14:00", "-00:00", "+99:99", "", "+0100"]),
+    st.sampled_from(["T", "t", " ", "_"]), st.sampled_from(["", " ", "\n"]))
+
+
+@given(st.lists(_STAMPS, min_size=1, max_size=20))
+def test_parse_time_agrees_with_datetime_also_when_remembered(stamps: list[str]) -> None:
+    # Twice each: the second answer comes from the memo and must be the same.
+    for text in stamps + stamps:
+        assert parse_time(text) == _reference_parse_time(text), text
+
+
+def test_parse_time_rejects_impossible_instants() -> None:
+    for text in ("2023-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-11-22T24:00:00Z",
+                 "2026-11-22T11:60:00Z", "2026-11-22T11:43:60Z", "2026-11-22T11:43:39",
+                 "2026-11-22", ""):
+        assert parse_time(text) is None, text
+    assert parse_time("2024-02-29T00:00:00Z") == datetime(
+        2024, 2, 29, tzinfo=timezone.utc).timestamp()
+
+
+def test_parse_time_stays_right_when_its_memo_is_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(printers, "_PARSED_LIMIT", 3)
+    start = datetime(2026, 11, 22, tzinfo=timezone.utc)
+    for minute in range(10):
+        stamp = start + timedelta(minutes=minute)
+        assert parse_time(stamp.strftime("%Y-%m-%dT%H:%M:%SZ")) == stamp.timestamp()
+        assert len(printers._PARSED) <= 3
 
 
 @pytest.mark.parametrize("name", ["pods", "deployments", "configmaps", "events", "foos"])
