@@ -136,8 +136,10 @@ class RESTClient:
                 headers["Authorization"] = _basic(*self._url_credentials)
             try:
                 resp = self.session.request(method, url, params=params, data=data,
-                                            headers=headers, stream=stream,
+                                            headers=headers, stream=True,
                                             timeout=timeout or self.timeout)
+                if not stream:
+                    _read_body(resp)
             except requests.exceptions.SSLError as err:
                 # A certificate that does not verify will not verify on a retry either.
                 raise self._connection_error(err, method, path, params) from err
@@ -245,6 +247,24 @@ class RESTClient:
         resp = self.request("GET", path, params=query, stream=True,
                             timeout=(connect, read_timeout))
         return Watch(resp)
+
+
+#: How much of a body one read takes (see `_read_body`).
+BODY_PIECE = 1 << 20
+
+
+def _read_body(resp: requests.Response) -> None:
+    """Read the whole body into `resp.content`, 1 MiB at a time into one buffer.
+
+    requests' own reading (`stream=False`) takes 10 KiB pieces and joins them at the
+    end: for a 416 MB list of 100k pods, 4.7-6.6 s against 1.1-1.3 s this way, with
+    twice the memory and twice the page faults (docs/client.md). Errors are requests'
+    own, raised where `stream=False` would raise them.
+    """
+    body = bytearray()
+    for piece in resp.iter_content(BODY_PIECE):
+        body += piece
+    resp._content = body  # what the `content` property sets after reading (bytes-like)
 
 
 def _retry_after(resp: requests.Response) -> float | None:
