@@ -20,6 +20,7 @@ from kubenb.client.config import config_from_dict
 from kubenb.client.dynamic import ResourceClient
 from kubenb.client.rest import BODY_PIECE, RESTClient
 from kubenb.errors import ServerConnectionError
+from kubenb.server import EmbeddedServer
 from tests.client.conftest import configmap
 
 BIG = {"kind": "ConfigMapList", "apiVersion": "v1", "metadata": {"resourceVersion": "7"},
@@ -104,3 +105,12 @@ def test_a_list_of_several_mib_from_the_embedded_server(configmaps: ResourceClie
     assert len(json.dumps(listed)) > 2 * BODY_PIECE
     assert sorted((cm["metadata"]["name"], cm["data"]) for cm in listed["items"]) == sorted(
         (cm["metadata"]["name"], cm["data"]) for cm in BIG["items"][:24])
+
+
+def test_a_read_body_gives_its_connection_back(rest: RESTClient,
+                                               server: EmbeddedServer) -> None:
+    for _ in range(20):
+        rest.get("/api/v1/namespaces/default/configmaps")
+    pools = rest.session.get_adapter(server.url).poolmanager.pools
+    # urllib3's pool container refuses plain iteration; keys() is its way.
+    assert [pools[key].num_connections for key in pools.keys()] == [1]  # noqa: SIM118
