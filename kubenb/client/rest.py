@@ -264,7 +264,10 @@ def _read_body(resp: requests.Response) -> None:
     body = bytearray()
     for piece in resp.iter_content(BODY_PIECE):
         body += piece
-    resp._content = body  # what the `content` property sets after reading (bytes-like)
+    # What the `content` property sets after reading. A bytearray, not bytes: bytes()
+    # would copy the whole body once more; every reader of `content` (json, text,
+    # msgspec, iter_content) takes either.
+    resp._content = body  # type: ignore[assignment]
 
 
 def _retry_after(resp: requests.Response) -> float | None:
