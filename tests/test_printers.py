@@ -109,13 +109,14 @@ def test_parse_time_rejects_impossible_instants() -> None:
         2024, 2, 29, tzinfo=timezone.utc).timestamp()
 
 
-def test_parse_time_stays_right_when_its_memo_is_full(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(printers, "_PARSED_LIMIT", 3)
+def test_parse_time_stays_right_when_its_memo_is_full() -> None:
+    limit = printers._parse_rfc3339.cache_info().maxsize
+    assert limit is not None
     start = datetime(2026, 11, 22, tzinfo=timezone.utc)
-    for minute in range(10):
-        stamp = start + timedelta(minutes=minute)
+    stamps = [start + timedelta(seconds=second) for second in range(limit + 10)]
+    for stamp in stamps + stamps[:10]:  # the first ten were dropped from the memo by then
         assert parse_time(stamp.strftime("%Y-%m-%dT%H:%M:%SZ")) == stamp.timestamp()
-        assert len(printers._PARSED) <= 3
+        assert printers._parse_rfc3339.cache_info().currsize <= limit
 
 
 @pytest.mark.parametrize("name", ["pods", "deployments", "configmaps", "events", "foos"])
