@@ -7,9 +7,11 @@ a quarter of what decoding the event itself costs, and one wake-up of the inform
 other threads per event. This reader takes over the body once the headers are read:
 it decodes the chunk framing itself over whole reads, and before it returns it also
 takes what the socket already holds (a zero-timeout `select`, and the TLS layer's
-own buffer), so a consumer that fell behind gets every waiting event in one batch.
-Once the buffered reader that read the headers has handed over what it held, the
-socket is read directly.
+own buffer), so a consumer that fell behind gets every waiting event in one batch,
+up to `MAX_BATCH` bytes: a server that sends faster than the consumer decodes keeps the
+socket full, and the batch must end somewhere for events to flow. Once the buffered
+reader that read the headers has handed over what it held, the socket is read
+directly.
 
 `from_response` uses it only where it is exact: a chunked body nobody has read yet,
 with no content coding (urllib3 would have to decompress it). Anything else keeps
@@ -28,6 +30,10 @@ import requests
 #: buffer of every read is not a fresh mapping (a TLS read returns one 16 KiB record
 #: at most anyway).
 READ_SIZE = 64 * 1024
+#: A batch stops growing at this many payload bytes: when the server sends faster than
+#: the consumer decodes, the socket never runs dry, and without a bound one `read()`
+#: took a whole 210 MB stream before the first event was handed over.
+MAX_BATCH = 256 * 1024
 #: The longest chunk-size line (with extensions) accepted; more is not HTTP/1.1 framing.
 MAX_SIZE_LINE = 4096
 _HEX_DIGITS = b"0123456789abcdefABCDEF"
@@ -80,6 +86,7 @@ class ChunkedBodyReader:
         """The payload of every chunk that arrived, at least one byte; b"" once the
         body ended. Blocks (up to the socket's timeout) only when nothing waits."""
         payload: list[bytes] = []
+        size = 0
         while not self.done:
             data = b"" if self._eof else self._recv(READ_SIZE)
             if data and not self._direct:
@@ -92,7 +99,8 @@ class ChunkedBodyReader:
                     raise ChunkedFramingError("the connection closed in the middle of a chunk")
                 raise ConnectionResetError("the connection closed before the last chunk")
             self._parse(self._buf + data if self._buf else data, payload)
-            if payload and not self._waiting():
+            size += len(data)
+            if payload and (size >= MAX_BATCH or not self._waiting()):
                 break
         return b"".join(payload)
 

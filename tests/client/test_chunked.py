@@ -15,7 +15,7 @@ import requests
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubenb.client.chunked import ChunkedBodyReader, ChunkedFramingError
+from kubenb.client.chunked import MAX_BATCH, READ_SIZE, ChunkedBodyReader, ChunkedFramingError
 from tests.client.rawserver import chunked_server
 
 
@@ -111,6 +111,20 @@ def test_what_waits_in_the_socket_comes_in_one_read() -> None:
     finally:
         ours.close()
         theirs.close()
+
+
+def test_a_batch_stops_growing_when_the_server_sends_faster_than_it_is_read() -> None:
+    # The socket never runs dry while a writer keeps it full: without a bound the first
+    # read would take the whole stream before the consumer saw its first event.
+    events = [b'{"type":"MODIFIED","object":{"n":%d,"pad":"%s"}}\n' % (i, b"p" * 4000)
+              for i in range(1000)]
+    with socket_body([encode(events)]) as reader:
+        reads = []
+        while data := reader.read():
+            reads.append(data)
+        assert b"".join(reads) == b"".join(events)
+        assert max(map(len, reads)) <= MAX_BATCH + READ_SIZE
+        assert len(reads) >= len(b"".join(events)) // (MAX_BATCH + READ_SIZE)
 
 
 @pytest.mark.parametrize("body, message", [
