@@ -30,7 +30,7 @@ import requests
 #: buffer of every read is not a fresh mapping (a TLS read returns one 16 KiB record
 #: at most anyway).
 READ_SIZE = 64 * 1024
-#: A batch stops growing at this many payload bytes: when the server sends faster than
+#: A batch stops growing once this many bytes were read: when the server sends faster than
 #: the consumer decodes, the socket never runs dry, and without a bound one `read()`
 #: took a whole 210 MB stream before the first event was handed over.
 MAX_BATCH = 256 * 1024
