@@ -83,8 +83,9 @@ class ChunkedBodyReader:
         return cls(fp, sock)
 
     def read(self) -> bytes:
-        """The payload of every chunk that arrived, at least one byte; b"" once the
-        body ended. Blocks (up to the socket's timeout) only when nothing waits."""
+        """The payload of every chunk that arrived, up to about `MAX_BATCH` bytes read,
+        at least one byte; b"" once the body ended. Blocks (up to the socket's timeout)
+        only when nothing waits."""
         payload: list[bytes] = []
         size = 0
         while not self.done:
