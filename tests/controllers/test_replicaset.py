@@ -10,7 +10,9 @@ import pytest
 from kubenb.clock import FakeClock
 from kubenb.cluster import Cluster
 from kubenb.controllers import ControllerManager
+from kubenb.controllers.controller_utils import is_pod_ready
 from kubenb.controllers.replicaset import ReplicaSetController
+from kubenb.errors import NotFound
 from tests.controllers.conftest import MakeCluster, eventually, names, settle, step
 from tests.helpers import wait_until
 
@@ -126,10 +128,25 @@ def test_expectations_mean_no_pod_is_made_twice_while_the_cache_lags(
 def test_orphans_are_adopted_and_mismatches_released(rs_cluster: Cluster) -> None:
     rs_cluster.resource("pods").create({"metadata": {"name": "stray", "labels": {"app": "web"}},
                                         "spec": {"containers": [{"name": "c", "image": "x"}]}})
+    # The controller's cache must hold the stray, Ready, before the ReplicaSet comes. If its
+    # first sync missed it, it would make two pods, adopt the stray, and delete one of the
+    # three: the stray itself if it was not Ready yet, and a pod being deleted is never
+    # released (it is no longer active). Real kube-controller-manager does the same.
+    assert rs_cluster.controllers is not None and rs_cluster.controllers.replicaset is not None
+    pod_cache = rs_cluster.controllers.replicaset.pod_lister.pods("default")
+
+    def stray_ready_in_cache() -> bool:
+        try:
+            return is_pod_ready(pod_cache.get("stray"))
+        except NotFound:
+            return False
+
+    eventually(stray_ready_in_cache, "the stray pod Ready in the cache")
     made = rs_cluster.resource("replicasets").create(replica_set(replicas=2))
     eventually(lambda: len(active_pods(rs_cluster)) == 2, "two pods")
     settle(rs_cluster)
     stray = rs_cluster.resource("pods").get("stray")
+    assert "deletionTimestamp" not in stray["metadata"]
     assert stray["metadata"]["ownerReferences"][0]["uid"] == made["metadata"]["uid"]
     assert len(active_pods(rs_cluster)) == 2  # the adopted pod counts: only one more made
     # Relabelled out of the selector: released, and replaced.
