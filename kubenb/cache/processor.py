@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kubenb.cache.affinity import pin_current_thread
 from kubenb.cache.handlers import ResourceEventHandler
 from kubenb.cache.keys import DeletedFinalStateUnknown
 from kubenb.cache.synctrack import SingleFileTracker
@@ -208,6 +209,8 @@ class ProcessorListener:
         self.on_progress: Callable[[Notification | None], None] | None = None
         # Whether other listeners get the same notifications (kept by the processor).
         self.shared = False
+        # The CPU the delivery thread runs on, or None (set by the processor).
+        self.cpu: int | None = None
 
         self._resync_lock = threading.Lock()
         self.requested_resync_period = float(requested_resync_period)
@@ -231,6 +234,7 @@ class ProcessorListener:
     def run(self) -> None:
         """Deliver notifications until `stop()`; what is still queued then is dropped
         (as in Go, where closing the listener discards its buffer)."""
+        pin_current_thread(self.cpu)  # a listener added later starts on the caller's CPUs
         pending = self._pending
         cond = self._cond
         lock = self._lock
@@ -422,11 +426,14 @@ class SharedProcessor:
         self._started = False
         #: Given to every listener as its `on_progress` (the informer's Pacer).
         self.on_progress: Callable[[Notification | None], None] | None = None
+        #: The CPU every listener's thread runs on (the informer's `cpu_affinity`).
+        self.cpu: int | None = None
 
     def add_listener(self, listener: ProcessorListener) -> ProcessorListener:
         """Register a listener, starting it if the processor is running."""
         with self._lock:
             listener.on_progress = self.on_progress
+            listener.cpu = self.cpu
             if self._started:
                 listener.start()
             self._listeners[listener] = True

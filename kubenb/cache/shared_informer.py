@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from kubenb.cache.affinity import CpuAffinity, choose_cpu, pinned
 from kubenb.cache.controller import Controller, new_queue, process_deltas
 from kubenb.cache.delta_fifo import Delta
 from kubenb.cache.keys import deletion_handling_meta_namespace_key_func
@@ -57,7 +58,7 @@ class SharedIndexInformer:
                  indexers: dict[str, Any] | None = None, *, queue: str = "DeltaFIFO",
                  transform: Callable[[Any], Any] | None = None, name: str = "",
                  clock: Clock | None = None, pace_limit: int = DEFAULT_PACE_LIMIT,
-                 **reflector_options: Any) -> None:
+                 cpu_affinity: CpuAffinity = None, **reflector_options: Any) -> None:
         if queue not in ("DeltaFIFO", "RealFIFO"):
             raise ValueError(f'queue must be "DeltaFIFO" or "RealFIFO", not {queue!r}')
         self.list_watcher = list_watcher
@@ -68,6 +69,9 @@ class SharedIndexInformer:
         self.indexer: Indexer = new_indexer(deletion_handling_meta_namespace_key_func,
                                             indexers or {})
         self.processor = SharedProcessor(self.clock)
+        # One CPU for all of this informer's threads, or None (kubenb.cache.affinity).
+        self.cpu: int | None = choose_cpu(cpu_affinity)
+        self.processor.cpu = self.cpu
         # How far the Reflector may run ahead of the queue and the listeners that keep
         # up (kubenb.cache.pacing explains why); 0 turns pacing off.
         self.pacer: Pacer | None = Pacer(weak_method(self._pacing_stages, []), pace_limit) \
@@ -203,7 +207,13 @@ class SharedIndexInformer:
     # -- lifecycle -------------------------------------------------------------------------
 
     def run(self, stop: threading.Event) -> None:
-        """ListAndWatch and deliver until `stop`; joins every thread it started."""
+        """ListAndWatch and deliver until `stop`; joins every thread it started.
+        With `cpu_affinity`, this thread and every thread it starts stay on `self.cpu`
+        (the calling thread gets its own CPUs back when `run` returns)."""
+        with pinned(self.cpu):
+            self._run(stop)
+
+    def _run(self, stop: threading.Event) -> None:
         with self._lock:
             if self._started:
                 log.warning("%s: run more than once is not allowed", self.name)
