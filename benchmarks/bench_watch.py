@@ -16,7 +16,8 @@ tracker named (issue 20), each with 1, 2 and 4 handlers:
 
 Baselines, same run, interleaved: `requests` `iter_lines` + `json.loads` of the same
 stream (the raw minimum: target >= 0.9x), and the official client's
-`watch.Watch().stream` (typed), for updates with one handler.
+`watch.Watch().stream` (typed), for updates with one handler. Extra rows run the same
+informers with `cpu_affinity=True` (their threads on one CPU, kubenb.cache.affinity).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import requests
 
@@ -156,11 +158,11 @@ def _client(url: str, ca_file: str) -> DynamicClient:
 
 
 def _informer_run(dynamic: DynamicClient, events: int, handlers: int,
-                  watch_kind: str) -> Callable[[], float]:
+                  watch_kind: str, **options: Any) -> Callable[[], float]:
     def go() -> float:
         span = _Span(events, handlers)
         informer = SharedIndexInformer(ListWatch.from_client(
-            dynamic.resource("v1", "pods"), namespace="default"))
+            dynamic.resource("v1", "pods"), namespace="default"), **options)
         for _ in range(handlers):
             informer.add_event_handler(span.handler(watch_kind))
         informer.start()
@@ -224,6 +226,12 @@ def case_results(case: str, stream: Path, listing: Path, folder: Path, events: i
             results.append(compare(name, events, _informer_run(dynamic, events, handlers,
                                                                watch_kind),
                                    "iter_lines+json.loads", raw, rounds, target_ratio=TARGET))
+        for handlers in (1, 2, 4):  # the informer's threads on one CPU (opt-in)
+            name = f"{label}, {handlers} handler" + ("s" if handlers > 1 else "")
+            results.append(compare(f"{name}, cpu_affinity=True", events,
+                                   _informer_run(dynamic, events, handlers, watch_kind,
+                                                 cpu_affinity=True),
+                                   "iter_lines+json.loads", raw, rounds))
         if case == "updates":
             official, api = _official_run(url, ca_file, events)
             results.append(compare(f"{label}, 1 handler", events,
