@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from kubenb.cache.affinity import CpuAffinity
 from kubenb.cache.keys import NAMESPACE_INDEX, meta_namespace_index_func
 from kubenb.cache.lister import Lister
 from kubenb.cache.listwatch import ListWatch
@@ -76,11 +77,13 @@ class SharedInformerFactory(TypedInformerGroups):
     def for_resource(self, api_version: str, resource: str, namespace: str | None = None,
                      label_selector: Any = None, field_selector: Any = None,
                      resync: float | None = None, transform: Any = None,
-                     queue: str | None = None) -> GenericInformer:
+                     queue: str | None = None,
+                     cpu_affinity: CpuAffinity = None) -> GenericInformer:
         """The shared informer for this resource view (made on first request).
 
-        `resync`, `transform` and `queue` apply only when the informer is made; without
-        them it gets the factory's (`transform=None` here means the factory's transform).
+        `resync`, `transform`, `queue` and `cpu_affinity` apply only when the informer
+        is made; without them it gets the factory's (`transform=None` here means the
+        factory's transform; `cpu_affinity=False` turns off a factory's).
         """
         from kubenb.client.dynamic import _selector
 
@@ -94,6 +97,9 @@ class SharedInformerFactory(TypedInformerGroups):
                     "been shut down")
             informer = self._informers.get(key)
             if informer is None:
+                options = dict(self.reflector_options)
+                if cpu_affinity is not None:
+                    options["cpu_affinity"] = cpu_affinity
                 client = self.dynamic.resource(api_version, resource)
                 list_watch = ListWatch.from_client(client, namespace=key.namespace,
                                                    label_selector=key.label_selector,
@@ -105,7 +111,7 @@ class SharedInformerFactory(TypedInformerGroups):
                     queue=queue or self.queue,
                     transform=self.transform if transform is None else transform,
                     clock=self.clock,
-                    **self.reflector_options)
+                    **options)
                 self._informers[key] = informer
         return GenericInformer(informer, resource, group)
 

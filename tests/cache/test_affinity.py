@@ -156,3 +156,29 @@ def test_a_factory_passes_cpu_affinity_to_its_informers(
     for informer in informers:
         reflector = next(t for t in own_threads(informer) if "reflector" in t.name)
         assert cpus_of(reflector) == {informer.cpu}
+
+
+@needs_two_cpus
+def test_for_resource_overrides_the_factorys_cpu_affinity(
+        pinned_factory: SharedInformerFactory, dynamic: DynamicClient) -> None:
+    assert pinned_factory.for_resource("v1", "configmaps", cpu_affinity=False
+                                       ).informer().cpu is None
+    plain = SharedInformerFactory(dynamic)
+    try:
+        assert plain.for_resource("v1", "secrets", cpu_affinity=CPUS[0]).informer().cpu \
+            == CPUS[0]
+        assert plain.for_resource("v1", "configmaps").informer().cpu is None
+    finally:
+        plain.shutdown()
+
+
+@needs_two_cpus
+def test_a_notebook_asks_the_cluster_for_a_pinned_informer() -> None:
+    import kubenb
+
+    with kubenb.embedded(controllers=False) as cluster:
+        cluster.resource("configmaps").create({"metadata": {"name": "settings"}})
+        informer = cluster.informer("configmaps", cpu_affinity=CPUS[-1])
+        assert informer.get_indexer().list_keys() == ["default/settings"]
+        reflector = next(t for t in own_threads(informer) if "reflector" in t.name)
+        assert cpus_of(reflector) == {CPUS[-1]}
