@@ -305,6 +305,7 @@ class SharedIndexInformer:
         return {
             "name": self.name,
             "queue_kind": self.queue_kind,
+            "cpu": self.cpu,
             "started": self.is_started(),
             "stopped": self.is_stopped(),
             "synced": self.has_synced(),

@@ -60,7 +60,7 @@ class HandlerCpus:
 
 def test_the_default_leaves_the_threads_alone(dynamic: DynamicClient) -> None:
     informer = informer_of(dynamic)
-    assert informer.cpu is None
+    assert informer.cpu is None and informer.stats()["cpu"] is None
     assert affinity.choose_cpu(False) is None
 
 
@@ -107,6 +107,7 @@ def test_every_thread_of_a_pinned_informer_runs_on_its_cpu(
         assert {t.name: cpus_of(t) for t in threads} == {t.name: {cpu} for t in threads}
         assert cpus_of(runner) == {cpu}
         assert first.seen == late.seen == [{cpu}] * 3
+        assert informer.stats()["cpu"] == cpu
         assert os.sched_getaffinity(0) == caller_cpus  # the test's thread was not moved
     finally:
         stop.set()
