@@ -17,7 +17,8 @@ tracker named (issue 20), each with 1, 2 and 4 handlers:
 Baselines, same run, interleaved: `requests` `iter_lines` + `json.loads` of the same
 stream (the raw minimum: target >= 0.9x), and the official client's
 `watch.Watch().stream` (typed), for updates with one handler. Extra rows run the same
-informers with `cpu_affinity=True` (their threads on one CPU, kubenb.cache.affinity).
+informers with `cpu_affinity=True` (their threads on one CPU, kubenb.cache.affinity),
+and a diagnostic row runs the informer's stages on one thread (what its threads cost).
 """
 
 from __future__ import annotations
@@ -174,6 +175,50 @@ def _informer_run(dynamic: DynamicClient, events: int, handlers: int,
     return go
 
 
+def _one_thread_run(dynamic: DynamicClient, events: int) -> Callable[[], float]:
+    """Diagnostic, not a product path: the informer's stages on one thread. Each watch
+    event goes through a DeltaFIFO into the indexer and to the handler
+    (`process_deltas`, the informer's own function) before the next one is read. The
+    gap to the threaded informer is what its threads cost."""
+    from kubenb.cache.controller import new_queue, process_deltas
+    from kubenb.cache.keys import deletion_handling_meta_namespace_key_func
+    from kubenb.cache.store import new_indexer
+
+    pods = dynamic.resource("v1", "pods").namespace("default")
+
+    def go() -> float:
+        indexer = new_indexer(deletion_handling_meta_namespace_key_func, {})
+        queue = new_queue("DeltaFIFO", indexer, None)
+        listed = pods.list()
+        indexer.replace(listed["items"], listed["metadata"]["resourceVersion"])
+        seen = [0]
+
+        def on_update(old: object, new: object) -> None:
+            seen[0] += 1
+
+        handler = ResourceEventHandlerFuncs(on_add=lambda obj: None, on_update=on_update)
+
+        def process(deltas: Any, is_in_initial_list: bool) -> None:
+            process_deltas(handler, indexer, deltas, is_in_initial_list)
+
+        watch = pods.watch(resource_version=listed["metadata"]["resourceVersion"])
+        first = 0.0
+        try:
+            for count, event in enumerate(watch, 1):
+                if count == 1:
+                    first = time.perf_counter()
+                queue.update(event.object)
+                queue.pop(process)
+                if count == events:
+                    break
+            took = time.perf_counter() - first
+        finally:
+            watch.stop()
+        assert seen[0] == events
+        return took
+    return go
+
+
 def _raw_run(session: requests.Session, url: str, events: int) -> Callable[[], float]:
     def go() -> float:
         resp = session.get(url, params={"watch": "true"}, stream=True)
@@ -233,6 +278,9 @@ def case_results(case: str, stream: Path, listing: Path, folder: Path, events: i
                                                  cpu_affinity=True),
                                    "iter_lines+json.loads", raw, rounds))
         if case == "updates":
+            results.append(compare(f"{label}, the informer's stages on one thread "
+                                   "(diagnostic)", events, _one_thread_run(dynamic, events),
+                                   "iter_lines+json.loads", raw, rounds))
             official, api = _official_run(url, ca_file, events)
             results.append(compare(f"{label}, 1 handler", events,
                                    _informer_run(dynamic, events, 1, watch_kind),
