@@ -39,9 +39,12 @@ from typing import Any
 import requests
 
 from benchmarks.harness import Result, compare
+from kubenb.cache.controller import new_queue, process_deltas
 from kubenb.cache.handlers import ResourceEventHandlerFuncs
+from kubenb.cache.keys import deletion_handling_meta_namespace_key_func
 from kubenb.cache.listwatch import ListWatch
 from kubenb.cache.shared_informer import SharedIndexInformer
+from kubenb.cache.store import new_indexer
 from kubenb.client.config import config_from_dict
 from kubenb.client.dynamic import DynamicClient
 
@@ -180,10 +183,6 @@ def _one_thread_run(dynamic: DynamicClient, events: int) -> Callable[[], float]:
     event goes through a DeltaFIFO into the indexer and to the handler
     (`process_deltas`, the informer's own function) before the next one is read. The
     gap to the threaded informer is what its threads cost."""
-    from kubenb.cache.controller import new_queue, process_deltas
-    from kubenb.cache.keys import deletion_handling_meta_namespace_key_func
-    from kubenb.cache.store import new_indexer
-
     pods = dynamic.resource("v1", "pods").namespace("default")
 
     def go() -> float:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from kubenb.cache.affinity import CpuAffinity
 from kubenb.cache.factory import SharedInformerFactory
 from kubenb.cache.lister import Lister
 from kubenb.cache.reflector import default_watch_error_handler
@@ -136,7 +137,7 @@ class Cluster:
                  label_selector: Any = None, field_selector: Any = None, resync: float = 0.0,
                  transform: Any = None, queue: str = "DeltaFIFO",
                  timeout: float | None = 60.0,
-                 cpu_affinity: bool | int | None = None) -> SharedIndexInformer:
+                 cpu_affinity: CpuAffinity = None) -> SharedIndexInformer:
         """A started, synced shared informer (`namespace=None`: all namespaces).
         `cpu_affinity=True` keeps its threads on one CPU (docs/informers.md).
 
