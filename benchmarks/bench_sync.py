@@ -19,7 +19,9 @@ Rows, same run, interleaved, ratios of throughput (higher is better):
   time apart (`getrusage`, best round each). The split says whose cost grows: decoding
   a list takes fresh memory (~7 page faults per pod, at either size), and on the VM
   behind docs/informers.md a fault cost 2x-4.5x more at 100k pods than at 10k, while
-  the user CPU time per pod stayed flat.
+  the user CPU time per pod stayed flat. A last row (benchmarks/fault_check.py) times a
+  page fault in fresh memory of about each cache's size, with no kubenb code: the
+  machine's part of that row.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from pathlib import Path
 
 import requests
 
+from benchmarks import fault_check
 from benchmarks.bench_watch import _client, _pods, replay
 from benchmarks.harness import Result, compare
 from kubenb.cache.listwatch import ListWatch
@@ -41,6 +44,8 @@ from kubenb.cache.shared_informer import SharedIndexInformer
 from kubenb.client.dynamic import DynamicClient
 
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+#: Megabytes a synced cache of 1,000 of these pods takes (38.5 KB a pod, measured).
+MB_PER_1K_PODS = 40
 
 
 def write_files(folder: Path, n: int) -> tuple[Path, Path]:
@@ -147,4 +152,8 @@ def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
             f"informer sync {name} per pod, {large} vs {small} pods", large,
             min(c[part] for c in cpu[large]), f"{small} pods' {name} x {large // small}",
             min(c[part] for c in cpu[small]) * large / small, target_ratio=target))
+    # The same step in fresh memory with no kubenb code: what a page fault costs at
+    # about the memory each sync takes (a cached pod is ~40 KB, docs/informers.md).
+    results.append(fault_check.result(small * MB_PER_1K_PODS // 1000,
+                                      large * MB_PER_1K_PODS // 1000))
     return results

@@ -30,3 +30,13 @@ def test_a_missed_target_says_so() -> None:
     missed = Result("watch", 100, 2.0, "raw", 1.0, 0.7, (0.5, 0.45))
     assert missed.meets_target is False
     assert format_table([missed]).splitlines()[-1].endswith(">= 0.70x MISSED")
+
+
+def test_the_fault_check_times_one_fault_per_page_at_each_size() -> None:
+    from benchmarks import fault_check
+
+    assert fault_check.touch(4) > 0
+    row = fault_check.result(4, 8, rounds=2)
+    assert "8 MB vs 4 MB" in row.name and "no kubenb code" in row.name
+    assert len(row.round_ratios) == 2 and all(r > 0 for r in row.round_ratios)
+    assert row.target_ratio is None  # a control: it describes the machine, not kubenb
