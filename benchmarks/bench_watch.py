@@ -19,6 +19,9 @@ stream (the raw minimum: target >= 0.9x), and the official client's
 `watch.Watch().stream` (typed), for updates with one handler. Extra rows run the same
 informers with `cpu_affinity=True` (their threads on one CPU, kubenb.cache.affinity),
 and a diagnostic row runs the informer's stages on one thread (what its threads cost).
+Last, machine-check rows with no kubenb code (benchmarks/handoff_check.py): the same
+decode-and-keep work on one thread, on two threads taking turns, and on two threads
+held on one CPU, for what a thread hand-off itself costs on the machine at hand.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from typing import Any
 
 import requests
 
+from benchmarks import handoff_check
 from benchmarks.harness import Result, compare
 from kubenb.cache.controller import new_queue, process_deltas
 from kubenb.cache.handlers import ResourceEventHandlerFuncs
@@ -297,6 +301,11 @@ def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="kubenb-bench-watch-") as tmp:
         folder = Path(tmp)
-        for case, (stream, listing) in write_streams(folder, events, cached).items():
+        streams = write_streams(folder, events, cached)
+        for case, (stream, listing) in streams.items():
             results += case_results(case, stream, listing, folder, events, rounds)
+        # What any two Python threads taking turns cost on this machine (no kubenb code):
+        # the ceiling of a threaded informer against the one-thread raw reader.
+        results += handoff_check.results(streams["updates"][0].read_bytes().splitlines(),
+                                         rounds)
     return results

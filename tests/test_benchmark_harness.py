@@ -40,3 +40,16 @@ def test_the_fault_check_times_one_fault_per_page_at_each_size() -> None:
     assert "8 MB vs 4 MB" in row.name and "no kubenb code" in row.name
     assert len(row.round_ratios) == 2 and all(r > 0 for r in row.round_ratios)
     assert row.target_ratio is None  # a control: it describes the machine, not kubenb
+
+
+def test_the_handoff_check_keeps_what_one_thread_keeps() -> None:
+    from benchmarks import handoff_check
+
+    lines = [b'{"type":"MODIFIED","object":{"metadata":{"name":"p%d","resourceVersion":"%d"}}}'
+             % (i % 7, i) for i in range(500)]
+    expected = handoff_check.one_thread(lines)
+    assert handoff_check.two_threads(lines) == expected  # nothing lost, the last one wins
+    assert handoff_check.two_threads(lines, batch=1) == expected
+    rows = handoff_check.results(lines, rounds=3)
+    assert rows and all("no kubenb code" in row.name for row in rows)
+    assert all(len(row.round_ratios) == 3 and row.target_ratio is None for row in rows)
