@@ -6,7 +6,7 @@ keeps each object in a dict, replacing the one before it, in three ways, interle
 on one thread; decoded on one thread and kept by a second, handed over in batches of
 up to 64 (what an informer's Pacer allows); and the same two threads both held on one
 CPU. The collector is off during each pass: what it costs a hand-off is the Pacer's
-business (docs/informers.md), not this check's. No kubenb code runs.
+business (docs/informers.md), not this check's. No kubenb code runs in what is timed.
 
 Why: an informer has to hand each event from the thread that reads the watch to the
 threads that apply it and call handlers (client-go's shape: a slow handler never stops
@@ -31,6 +31,7 @@ from collections.abc import Callable
 import msgspec
 
 from benchmarks.harness import Result
+from kubenb.cache.affinity import pinned
 
 BATCH = 64
 
@@ -86,15 +87,12 @@ def two_threads(lines: list[bytes], batch: int = BATCH) -> dict[str, object]:
 
 
 def _on_one_cpu(work: Callable[[list[bytes]], object]) -> Callable[[list[bytes]], object]:
-    """`work` with this thread, and the threads it starts, held on one allowed CPU."""
-    def pinned(lines: list[bytes]) -> object:
-        allowed = os.sched_getaffinity(0)
-        os.sched_setaffinity(0, {min(allowed)})
-        try:
+    """`work` with this thread, and the threads it starts, held on one allowed CPU
+    (kubenb's `pinned`, which gives the thread its own CPUs back: setup, not measured)."""
+    def on_one_cpu(lines: list[bytes]) -> object:
+        with pinned(min(os.sched_getaffinity(0))):
             return work(lines)
-        finally:
-            os.sched_setaffinity(0, allowed)
-    return pinned
+    return on_one_cpu
 
 
 def _cpu_per_line(work: Callable[[list[bytes]], object], lines: list[bytes]) -> float:
