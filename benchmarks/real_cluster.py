@@ -1,0 +1,387 @@
+"""Issue 20's measurement against a real cluster: the same rows, a Go server's stream.
+
+`python -m benchmarks.real_cluster [--kubeconfig PATH] [--context NAME] [--pods 5000]
+[--events 5000] [--rounds 3]` needs a cluster it may fill: it creates a namespace of
+its own (`kubenb-bench-` and a random suffix), fills it with `--pods` pods and deletes
+it at the end (`--keep` leaves it). The pods carry a scheduling gate, so no scheduler
+places them and no kubelet runs them. A disposable cluster is the place for it, such
+as the real kube-apiserver the maintainers build beside their checkout
+(docs/informers.md, "Against a real kube-apiserver"). It is not part of `python -m
+benchmarks`: CI has no cluster.
+
+The history it writes, with the resourceVersions between the steps:
+
+    rv_empty -> create N pods (N ADDED) -> rv_created -> give each a status
+    (N MODIFIED) -> rv_full -> patch a label, `--events` times (MODIFIED) -> rv_end
+
+and then it reads parts of that history back, as fast as the server sends it from its
+watch cache, with a fresh connection for every round, interleaved, best of rounds:
+
+- **sync**: an informer from start to `has_synced()` against one `requests` GET of the
+  whole list and `json.loads` (target: at most 0.7x its time, i.e. ratio >= 1.43x);
+  the same informer with `use_watch_list=True` against the paged one (target >= 1x);
+- **updates**: a watch from rv_full, `--events` MODIFIED events of pods the informer's
+  cache already holds (its list is the exact one at rv_full), against `requests`
+  `iter_lines(64 KiB)` + `json.loads` from the same resourceVersion (target >= 0.9x),
+  at 1, 2 and 4 handlers, with `cpu_affinity=True` too, and the official `kubernetes`
+  client's typed `watch.stream`;
+- **new keys**: a watch from rv_empty, N ADDED events into an empty cache, against the
+  raw reader the same way.
+
+Every figure is first event to last, as in `benchmarks/bench_watch.py`; the server's
+framing (a chunk per event, records per flush) is whatever the real server does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import platform
+import secrets
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import msgspec
+
+from benchmarks.bench_watch import _pods, _Span
+from benchmarks.harness import Result, compare, format_table
+from kubenb.cache.listwatch import ListWatch
+from kubenb.cache.shared_informer import SharedIndexInformer
+from kubenb.client.config import Config, load_config
+from kubenb.client.dynamic import DynamicClient
+from kubenb.client.options import ListOptions
+from kubenb.errors import Conflict
+
+TARGET_WATCH = 0.9
+TARGET_SYNC = 1 / 0.7
+GATE = "kubenb.io/benchmark"
+_encode = msgspec.json.Encoder().encode
+
+
+@dataclasses.dataclass
+class History:
+    """The namespace the run wrote and the resourceVersions between its steps."""
+
+    namespace: str
+    pods: int
+    events: int
+    rv_empty: str
+    rv_created: str
+    rv_full: str
+    rv_end: str
+    #: Mean size of a pod at rv_full as the server encodes it (managedFields included).
+    pod_bytes: int = 0
+
+
+def _pod_bodies(n: int, namespace: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(pod to create, status to give it) for `n` realistic pods: the benchmarks'
+    seed pods, with what the server sets left out and a scheduling gate added."""
+    bodies = []
+    for pod in _pods(n):
+        meta = pod["metadata"]
+        created = {"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": meta["name"], "namespace": namespace, "labels": meta.get("labels", {}),
+            "annotations": meta.get("annotations", {})}, "spec": dict(pod["spec"])}
+        created["spec"].pop("nodeName", None)
+        created["spec"]["schedulingGates"] = [{"name": GATE}]
+        bodies.append((created, pod.get("status", {})))
+    return bodies
+
+
+def _list_rv(dynamic: DynamicClient, namespace: str) -> str:
+    listed = dynamic.resource("v1", "pods").namespace(namespace).list_with_options(
+        ListOptions(limit=1))
+    return str(listed["metadata"]["resourceVersion"])
+
+
+def write_history(dynamic: DynamicClient, pods: int, events: int,
+                  workers: int = 8) -> History:
+    """Create the namespace and write the history the rows read back (see the module)."""
+    namespace = f"kubenb-bench-{secrets.token_hex(3)}"
+    dynamic.resource("v1", "namespaces").create(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+    client = dynamic.resource("v1", "pods").namespace(namespace)
+    bodies = _pod_bodies(pods, namespace)
+    rv_empty = _list_rv(dynamic, namespace)
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(lambda body: client.create(body[0]), bodies))
+        rv_created = _list_rv(dynamic, namespace)
+
+        def give_status(body: tuple[dict[str, Any], dict[str, Any]]) -> None:
+            for _ in range(10):  # client-go's RetryOnConflict: a cluster's own
+                current = client.get(body[0]["metadata"]["name"])  # controllers write too
+                current["status"] = {**current.get("status", {}), **body[1]}
+                try:
+                    client.update_status(current)
+                    return
+                except Conflict:
+                    continue
+            raise RuntimeError(f"pod {body[0]['metadata']['name']}: status kept conflicting")
+        list(pool.map(give_status, bodies))
+        full = client.list_with_options(ListOptions())
+        rv_full = str(full["metadata"]["resourceVersion"])
+        pod_bytes = sum(len(_encode(pod)) for pod in full["items"]) // max(1, pods)
+        names = [body[0]["metadata"]["name"] for body in bodies]
+        list(pool.map(lambda i: client.patch(names[i % pods], {"metadata": {"labels": {
+            "revision": str(i)}}}), range(events)))
+        rv_end = _list_rv(dynamic, namespace)
+    return History(namespace, pods, events, rv_empty, rv_created, rv_full, rv_end,
+                   pod_bytes)
+
+
+def _pods_url(config: Config, namespace: str) -> str:
+    return f"{str(config.server).rstrip('/')}/api/v1/namespaces/{namespace}/pods"
+
+
+def _raw_watch(config: Config, history: History, resource_version: str, count: int,
+               watch_kind: str) -> Callable[[], float]:
+    """`requests` + `json.loads`, from the first event of a watch from there to the
+    `count`-th of `watch_kind` (the informer rows count their handler calls the same
+    way, whatever else a cluster's own controllers write in between)."""
+    def go() -> float:
+        session = config.new_session()
+        try:
+            resp = session.get(_pods_url(config, history.namespace), stream=True, params={
+                "watch": "true", "resourceVersion": resource_version}, timeout=600)
+            resp.raise_for_status()
+            first, seen = 0.0, 0
+            for line in resp.iter_lines(65536):
+                if not line:
+                    continue
+                event = json.loads(line)
+                if event["type"] == "ERROR":
+                    raise RuntimeError(f"the watch failed: {event['object']}")
+                if not first:
+                    first = time.perf_counter()
+                if event["type"] == watch_kind:
+                    seen += 1
+                    if seen == count:
+                        break
+            took = time.perf_counter() - first
+            resp.close()
+        finally:
+            session.close()
+        assert seen == count, f"the watch ended after {seen} of {count} events"
+        return took
+    return go
+
+
+def _kubenb_watch(dynamic: DynamicClient, history: History, resource_version: str,
+                  count: int) -> Callable[[], float]:
+    """kubenb's `Watch` iterator over the same events."""
+    pods = dynamic.resource("v1", "pods").namespace(history.namespace)
+
+    def go() -> float:
+        watch = pods.watch(resource_version=resource_version)
+        first, seen = 0.0, 0
+        try:
+            for _ in watch:
+                if not seen:
+                    first = time.perf_counter()
+                seen += 1
+                if seen == count:
+                    break
+            took = time.perf_counter() - first
+        finally:
+            watch.stop()
+        assert seen == count
+        return took
+    return go
+
+
+def _list_watch_at(dynamic: DynamicClient, namespace: str, resource_version: str
+                   ) -> ListWatch:
+    """A ListWatch whose first list page is the exact state at `resource_version`, so
+    the Reflector's watch replays the history after it (later pages go on by token)."""
+    base = ListWatch.from_client(dynamic.resource("v1", "pods"), namespace=namespace)
+
+    def list_func(options: ListOptions) -> dict[str, Any]:
+        if not options.continue_:
+            options = dataclasses.replace(options, resource_version=resource_version,
+                                          resource_version_match="Exact")
+        return base.list(options)
+
+    return ListWatch(list_func, base.watch_func, f"pods in {namespace} at {resource_version}")
+
+
+def _informer_watch(dynamic: DynamicClient, history: History, resource_version: str,
+                    count: int, handlers: int, watch_kind: str,
+                    **options: Any) -> Callable[[], float]:
+    def go() -> float:
+        span = _Span(count, handlers)
+        informer = SharedIndexInformer(
+            _list_watch_at(dynamic, history.namespace, resource_version), **options)
+        for _ in range(handlers):
+            informer.add_event_handler(span.handler(watch_kind))
+        informer.start()
+        try:
+            assert span.done.wait(600), "the informer did not deliver"
+        finally:
+            informer.stop()
+        return span.last - span.first
+    return go
+
+
+def _official_watch(kubeconfig: str | None, context: str | None, history: History,
+                    resource_version: str, count: int) -> Callable[[], float]:
+    import kubernetes
+    from kubernetes import watch
+
+    api = kubernetes.client.CoreV1Api(
+        kubernetes.config.new_client_from_config(kubeconfig, context=context))
+
+    def go() -> float:
+        first = 0.0
+        stream = watch.Watch().stream(api.list_namespaced_pod, namespace=history.namespace,
+                                      resource_version=resource_version,
+                                      _request_timeout=600)
+        for seen, _ in enumerate(stream, 1):
+            if seen == 1:
+                first = time.perf_counter()
+            if seen == count:
+                break
+        return time.perf_counter() - first
+    return go
+
+
+def _sync(dynamic: DynamicClient, history: History, **options: Any) -> Callable[[], float]:
+    def go() -> float:
+        started = time.perf_counter()
+        informer = SharedIndexInformer(ListWatch.from_client(
+            dynamic.resource("v1", "pods"), namespace=history.namespace), **options).start()
+        try:
+            while not informer.has_synced():
+                if time.perf_counter() - started > 600:
+                    raise TimeoutError("the informer did not sync")
+                time.sleep(0.001)
+            took = time.perf_counter() - started
+            assert len(informer.get_indexer().list_keys()) == history.pods
+        finally:
+            informer.stop()
+        return took
+    return go
+
+
+def _raw_list(config: Config, history: History) -> Callable[[], None]:
+    def go() -> None:
+        session = config.new_session()
+        try:
+            resp = session.get(_pods_url(config, history.namespace), timeout=600)
+            resp.raise_for_status()
+            assert len(json.loads(resp.content)["items"]) == history.pods
+        finally:
+            session.close()
+    return go
+
+
+def _client_go_sync(probe: str, kubeconfig: str, history: History) -> Callable[[], float]:
+    """client-go 1.32's dynamic informer (the realapi probe), exec to its SYNCED line:
+    how issue 20 timed it."""
+    def go() -> float:
+        started = time.perf_counter()
+        proc = subprocess.Popen([probe, "-kubeconfig", kubeconfig, "-namespace",
+                                 history.namespace, "-resource", "pods", "-duration", "0"],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                if b'"SYNCED"' in line:
+                    took = time.perf_counter() - started
+                    assert json.loads(line)["items"] == history.pods
+                    return took
+            raise RuntimeError(f"{probe} ended before its cache synced")
+        finally:
+            proc.stdout.close()  # its handler may still print: a closed pipe ends it
+            proc.terminate()
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    return go
+
+
+def rows(config: Config, kubeconfig: str | None, context: str | None, history: History,
+         rounds: int, client_go_probe: str | None = None) -> list[Result]:
+    dynamic = DynamicClient(config)
+    raw_name = "iter_lines+json.loads"
+    n, m = history.pods, history.events
+    results = [compare(f"real: informer sync {n} pods", n, _sync(dynamic, history),
+                       "requests+json.loads", _raw_list(config, history), rounds,
+                       target_ratio=TARGET_SYNC),
+               compare(f"real: informer sync {n} pods, use_watch_list=True", n,
+                       _sync(dynamic, history, use_watch_list=True),
+                       "informer, paged list", _sync(dynamic, history), rounds,
+                       target_ratio=1.0)]
+    if client_go_probe:
+        results.append(compare(f"real: informer sync {n} pods", n, _sync(dynamic, history),
+                               "client-go informer (exec)", _client_go_sync(
+                                   client_go_probe, kubeconfig or os.environ["KUBECONFIG"],
+                                   history), rounds, target_ratio=2.5))
+    updates = _raw_watch(config, history, history.rv_full, m, "MODIFIED")
+    results.append(compare(f"real: watch {m} updates, kubenb Watch", m,
+                           _kubenb_watch(dynamic, history, history.rv_full, m),
+                           raw_name, updates, rounds))
+    for handlers, options in ((1, {}), (2, {}), (4, {}),
+                              (1, {"cpu_affinity": True}), (4, {"cpu_affinity": True})):
+        label = f"real: watch {m} updates, informer, {handlers} handler" + (
+            "s" if handlers > 1 else "") + (", cpu_affinity=True" if options else "")
+        results.append(compare(label, m, _informer_watch(
+            dynamic, history, history.rv_full, m, handlers, "MODIFIED", **options),
+            raw_name, updates, rounds, target_ratio=None if options else TARGET_WATCH))
+    results.append(compare(f"real: watch {m} updates, official watch.stream (typed)", m,
+                           _official_watch(kubeconfig, context, history, history.rv_full, m),
+                           raw_name, updates, rounds))
+    new_keys = _raw_watch(config, history, history.rv_empty, n, "ADDED")
+    for handlers in (1, 2, 4):
+        label = f"real: watch {n} new keys, informer, {handlers} handler" + (
+            "s" if handlers > 1 else "")
+        results.append(compare(label, n, _informer_watch(
+            dynamic, history, history.rv_empty, n, handlers, "ADDED"),
+            raw_name, new_keys, rounds, target_ratio=TARGET_WATCH))
+    dynamic.rest.close()
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.real_cluster",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kubeconfig", help="default: $KUBECONFIG, then ~/.kube/config")
+    parser.add_argument("--context")
+    parser.add_argument("--pods", type=int, default=5000)
+    parser.add_argument("--events", type=int, default=5000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--client-go", metavar="PROBE",
+                        help="also time client-go's informer sync with this realapi-probe "
+                             "binary (../shared/tools/realapi builds one)")
+    parser.add_argument("--keep", action="store_true",
+                        help="leave the namespace and its pods behind")
+    args = parser.parse_args(argv)
+    config = load_config(args.kubeconfig, args.context)
+    dynamic = DynamicClient(config)
+    version = dynamic.rest.get("/version")
+    print(f"kubenb against {version.get('gitVersion')} — Python "
+          f"{platform.python_version()}, {platform.machine()}", flush=True)
+    started = time.perf_counter()
+    history = write_history(dynamic, args.pods, args.events)
+    print(f"wrote {history} in {time.perf_counter() - started:.0f} s", flush=True)
+    try:
+        results = rows(config, args.kubeconfig, args.context, history, args.rounds,
+                       args.client_go)
+        print("ratio = kubenb throughput / baseline throughput, same run, best of rounds\n")
+        print(format_table(results))
+    finally:
+        if not args.keep:
+            dynamic.resource("v1", "namespaces").delete(history.namespace)
+        dynamic.rest.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
