@@ -19,7 +19,10 @@ watch cache, with a fresh connection for every round, interleaved, best of round
 
 - **sync**: an informer from start to `has_synced()` against one `requests` GET of the
   whole list and `json.loads` (target: at most 0.7x its time, i.e. ratio >= 1.43x);
-  the same informer with `use_watch_list=True` against the paged one (target >= 1x);
+  the same informer with `use_watch_list=True` against the paged one (target >= 1x),
+  and beside it the server's own pace: a watch-list read raw against the paged list
+  read raw (`requests` + `json.loads` both), which says how much of that row is the
+  server's;
 - **updates**: a watch from rv_full, `--events` MODIFIED events of pods the informer's
   cache already holds (its list is the exact one at rv_full), against `requests`
   `iter_lines(64 KiB)` + `json.loads` from the same resourceVersion (target >= 0.9x),
@@ -61,6 +64,7 @@ from kubenb.errors import Conflict
 TARGET_WATCH = 0.9
 TARGET_SYNC = 1 / 0.7
 GATE = "kubenb.io/benchmark"
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 _encode = msgspec.json.Encoder().encode
 
 
@@ -307,6 +311,50 @@ def _client_go_sync(probe: str, kubeconfig: str, history: History) -> Callable[[
     return go
 
 
+def _raw_paged_list(config: Config, history: History) -> Callable[[], None]:
+    """`requests` + `json.loads`, page by page as an informer lists (500 a page)."""
+    def go() -> None:
+        session = config.new_session()
+        try:
+            params, items = {"limit": "500"}, 0
+            while True:
+                resp = session.get(_pods_url(config, history.namespace), params=params,
+                                   timeout=600)
+                resp.raise_for_status()
+                page = json.loads(resp.content)
+                items += len(page["items"])
+                if not page["metadata"].get("continue"):
+                    break
+                params = {"limit": "500", "continue": page["metadata"]["continue"]}
+            assert items == history.pods
+        finally:
+            session.close()
+    return go
+
+
+def _raw_watch_list(config: Config, history: History) -> Callable[[], None]:
+    """`requests` + `json.loads` of a watch-list, up to its initial-events-end bookmark."""
+    def go() -> None:
+        session = config.new_session()
+        try:
+            resp = session.get(_pods_url(config, history.namespace), stream=True, params={
+                "watch": "true", "sendInitialEvents": "true", "allowWatchBookmarks": "true",
+                "resourceVersionMatch": "NotOlderThan"}, timeout=600)
+            resp.raise_for_status()
+            added = 0
+            for line in resp.iter_lines(65536):
+                event = json.loads(line) if line else {}
+                added += event.get("type") == "ADDED"
+                if event.get("type") == "BOOKMARK" and INITIAL_EVENTS_END in (
+                        event["object"]["metadata"].get("annotations") or {}):
+                    break
+            resp.close()
+            assert added == history.pods
+        finally:
+            session.close()
+    return go
+
+
 def rows(config: Config, kubeconfig: str | None, context: str | None, history: History,
          rounds: int, client_go_probe: str | None = None) -> list[Result]:
     dynamic = DynamicClient(config)
@@ -319,6 +367,9 @@ def rows(config: Config, kubeconfig: str | None, context: str | None, history: H
                        _sync(dynamic, history, use_watch_list=True),
                        "informer, paged list", _sync(dynamic, history), rounds,
                        target_ratio=1.0)]
+    results.append(compare(f"real: server's own pace, watch-list of {n} pods (raw)", n,
+                           _raw_watch_list(config, history), "paged list (raw)",
+                           _raw_paged_list(config, history), rounds))
     if client_go_probe:
         results.append(compare(f"real: informer sync {n} pods", n, _sync(dynamic, history),
                                "client-go informer (exec)", _client_go_sync(

@@ -69,8 +69,8 @@ def test_the_real_cluster_rows_run_end_to_end_and_clean_up(capsys) -> None:  # t
                                   "--events", "15", "--rounds", "1"]) == 0
         out = capsys.readouterr().out
         rows = [line for line in out.splitlines() if line.startswith("real: ")]
-        assert len(rows) == 12
-        assert sum("12 pods" in row for row in rows) == 2
+        assert len(rows) == 13
+        assert sum("12 pods" in row for row in rows) == 3
         assert sum("15 updates" in row for row in rows) == 7
         assert sum("12 new keys" in row for row in rows) == 3
         namespace = out.split("namespace='", 1)[1].split("'", 1)[0]
