@@ -361,14 +361,15 @@ def _bytes_watch_list(config: Config, history: History) -> Callable[[], None]:
                 "resourceVersionMatch": "NotOlderThan"}, timeout=600)
             resp.raise_for_status()
             added_mark, end_mark = b'{"type":"ADDED"', INITIAL_EVENTS_END.encode()
-            keep = min(len(added_mark), len(end_mark)) - 1  # a mark split between pieces
-            tail, added = b"", 0  # is found once, a whole one in `tail` never
+            # A mark split between two pieces is found once: the piece is read with the
+            # last len(mark) - 1 bytes before it, too few to hold a whole mark twice.
+            tail, added = b"", 0
             for piece in resp.iter_content(1 << 16):
                 window = tail + piece
-                added += window.count(added_mark)
+                added += window[max(0, len(tail) - len(added_mark) + 1):].count(added_mark)
                 if end_mark in window:
                     break
-                tail = window[-keep:]
+                tail = window[-(len(end_mark) - 1):]
             resp.close()
             assert added == history.pods, (added, history.pods)
         finally:
