@@ -104,11 +104,12 @@ def _pod_bodies(n: int, namespace: str) -> list[tuple[dict[str, Any], dict[str, 
     bodies = []
     for pod in _pods(n):
         meta = pod["metadata"]
+        spec = dict(pod["spec"])
+        spec.pop("nodeName", None)
+        spec["schedulingGates"] = [{"name": GATE}]
         created = {"apiVersion": "v1", "kind": "Pod", "metadata": {
             "name": meta["name"], "namespace": namespace, "labels": meta.get("labels", {}),
-            "annotations": meta.get("annotations", {})}, "spec": dict(pod["spec"])}
-        created["spec"].pop("nodeName", None)
-        created["spec"]["schedulingGates"] = [{"name": GATE}]
+            "annotations": meta.get("annotations", {})}, "spec": spec}
         bodies.append((created, pod.get("status", {})))
     return bodies
 
@@ -317,7 +318,8 @@ def _client_go_sync(probe: str, kubeconfig: str, history: History) -> Callable[[
                     return took
             raise RuntimeError(f"{probe} ended before its cache synced")
         finally:
-            proc.stdout.close()  # its handler may still print: a closed pipe ends it
+            if proc.stdout is not None:  # its handler may still print: a closed pipe ends it
+                proc.stdout.close()
             proc.terminate()
             try:
                 proc.wait(30)
