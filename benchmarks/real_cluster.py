@@ -27,6 +27,9 @@ watch cache, with a fresh connection for every round, interleaved, best of round
   `iter_lines(64 KiB)` + `json.loads` from the same resourceVersion (target >= 0.9x),
   at 1, 2 and 4 handlers, with `cpu_affinity=True` too, and the official `kubernetes`
   client's typed `watch.stream`;
+- **recorded**: the updates to an informer with one handler, recorded by the flight
+  recorder (gzip, then plain lines) against the same informer not recorded (issue
+  21's target: at most 10% slower, >= 0.9x), the recorder's `stop()` inside the span;
 - **new keys**: a watch from rv_empty, N ADDED events into an empty cache, against the
   raw reader the same way.
 
@@ -45,9 +48,11 @@ import re
 import secrets
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -61,9 +66,11 @@ from kubenb.client.config import Config, load_config
 from kubenb.client.dynamic import DynamicClient
 from kubenb.client.options import ListOptions
 from kubenb.errors import Conflict
+from kubenb.recording import Recorder, ResourceSpec
 
 TARGET_WATCH = 0.9
 TARGET_SYNC = 1 / 0.7
+TARGET_RECORDING = 0.9
 GATE = "kubenb.io/benchmark"
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 _CONTINUE = re.compile(rb'"continue":"([^"]+)"')
@@ -249,6 +256,34 @@ def _informer_watch(dynamic: DynamicClient, history: History, resource_version: 
     return go
 
 
+def _recorded_watch(dynamic: DynamicClient, history: History, count: int,
+                    compresslevel: int | None, folder: Path) -> Callable[[], float]:
+    """The updates watched by an informer with one handler, recorded by a `Recorder`
+    on its ListerWatcher (`compresslevel` None: not recorded), from the first event to
+    the last and the recorder stopped (every line written, the file closed)."""
+    def go() -> float:
+        span = _Span(count, 1)
+        list_watch: Any = _list_watch_at(dynamic, history, history.rv_full)
+        recorder = None
+        if compresslevel is not None:
+            recorder = Recorder(folder / f"recorded-{compresslevel}.jsonl.gz", [
+                ResourceSpec("v1", "pods", "Pod", True, history.namespace)],
+                compresslevel=compresslevel).start()
+            list_watch = recorder.list_watcher(0, list_watch)
+        informer = SharedIndexInformer(list_watch)
+        informer.add_event_handler(span.handler("MODIFIED"))
+        informer.start()
+        try:
+            assert span.done.wait(600), "the informer did not deliver"
+            if recorder is not None:
+                recorder.stop()
+                assert recorder.reason == "stopped" and recorder.events >= count, recorder
+            return max(span.last, time.perf_counter() if recorder else 0.0) - span.first
+        finally:
+            informer.stop()
+    return go
+
+
 def _official_watch(kubeconfig: str | None, context: str | None, history: History,
                     resource_version: str, count: int) -> Callable[[], float]:
     import kubernetes
@@ -418,6 +453,14 @@ def rows(config: Config, kubeconfig: str | None, context: str | None, history: H
     results.append(compare(f"real: watch {m} updates, official watch.stream (typed)", m,
                            _official_watch(kubeconfig, context, history, history.rv_full, m),
                            raw_name, updates, rounds))
+    with tempfile.TemporaryDirectory(prefix="kubenb-bench-") as tmp:
+        not_recorded = _recorded_watch(dynamic, history, m, None, Path(tmp))
+        for name, level in (("gzip", 1), ("plain lines", 0)):
+            results.append(compare(
+                f"real: watch {m} updates, informer, 1 handler, recorded ({name})", m,
+                _recorded_watch(dynamic, history, m, level, Path(tmp)),
+                "the same, not recorded", not_recorded, rounds,
+                target_ratio=TARGET_RECORDING if level else None))
     new_keys = _raw_watch(config, history, history.rv_empty, n, "ADDED")
     for handlers in (1, 2, 4):
         label = f"real: watch {n} new keys, informer, {handlers} handler" + (
