@@ -419,40 +419,66 @@ def _bytes_watch_list(config: Config, history: History) -> Callable[[], None]:
     return go
 
 
-def rows(config: Config, kubeconfig: str | None, context: str | None, history: History,
-         rounds: int, client_go_probe: str | None = None) -> list[Result]:
-    dynamic = DynamicClient(config)
-    raw_name = "iter_lines+json.loads"
-    n, m = history.pods, history.events
+@dataclasses.dataclass
+class Run:
+    """What every group of rows needs."""
+
+    config: Config
+    dynamic: DynamicClient
+    history: History
+    rounds: int
+    kubeconfig: str | None = None
+    context: str | None = None
+    client_go_probe: str | None = None
+
+
+RAW = "iter_lines+json.loads"
+
+
+def sync_rows(run: Run) -> list[Result]:
+    n, dynamic, history, rounds = run.history.pods, run.dynamic, run.history, run.rounds
     results = [compare(f"real: informer sync {n} pods", n, _sync(dynamic, history),
-                       "requests+json.loads", _raw_list(config, history), rounds,
+                       "requests+json.loads", _raw_list(run.config, history), rounds,
                        target_ratio=TARGET_SYNC),
                compare(f"real: informer sync {n} pods, use_watch_list=True", n,
                        _sync(dynamic, history, use_watch_list=True),
                        "informer, paged list", _sync(dynamic, history), rounds,
-                       target_ratio=1.0)]
-    results.append(compare(f"real: server's pace, a watch-list of {n} pods (bytes only)",
-                           n, _bytes_watch_list(config, history), "paged list (bytes only)",
-                           _bytes_paged_list(config, history), rounds))
-    if client_go_probe:
+                       target_ratio=1.0),
+               compare(f"real: server's pace, a watch-list of {n} pods (bytes only)",
+                       n, _bytes_watch_list(run.config, history), "paged list (bytes only)",
+                       _bytes_paged_list(run.config, history), rounds)]
+    if run.client_go_probe:
         results.append(compare(f"real: informer sync {n} pods", n, _sync(dynamic, history),
                                "client-go informer (exec)", _client_go_sync(
-                                   client_go_probe, kubeconfig or os.environ["KUBECONFIG"],
-                                   history), rounds, target_ratio=2.5))
-    updates = _raw_watch(config, history, history.rv_full, m, "MODIFIED")
-    results.append(compare(f"real: watch {m} updates, kubenb Watch", m,
-                           _kubenb_watch(dynamic, history, history.rv_full, m),
-                           raw_name, updates, rounds))
+                                   run.client_go_probe,
+                                   run.kubeconfig or os.environ["KUBECONFIG"], history),
+                               rounds, target_ratio=2.5))
+    return results
+
+
+def update_rows(run: Run) -> list[Result]:
+    m, dynamic, history, rounds = run.history.events, run.dynamic, run.history, run.rounds
+    updates = _raw_watch(run.config, history, history.rv_full, m, "MODIFIED")
+    results = [compare(f"real: watch {m} updates, kubenb Watch", m,
+                       _kubenb_watch(dynamic, history, history.rv_full, m),
+                       RAW, updates, rounds)]
     for handlers, options in ((1, {}), (2, {}), (4, {}),
                               (1, {"cpu_affinity": True}), (4, {"cpu_affinity": True})):
         label = f"real: watch {m} updates, informer, {handlers} handler" + (
             "s" if handlers > 1 else "") + (", cpu_affinity=True" if options else "")
         results.append(compare(label, m, _informer_watch(
             dynamic, history, history.rv_full, m, handlers, "MODIFIED", **options),
-            raw_name, updates, rounds, target_ratio=None if options else TARGET_WATCH))
+            RAW, updates, rounds, target_ratio=None if options else TARGET_WATCH))
     results.append(compare(f"real: watch {m} updates, official watch.stream (typed)", m,
-                           _official_watch(kubeconfig, context, history, history.rv_full, m),
-                           raw_name, updates, rounds))
+                           _official_watch(run.kubeconfig, run.context, history,
+                                           history.rv_full, m),
+                           RAW, updates, rounds))
+    return results
+
+
+def recording_rows(run: Run) -> list[Result]:
+    m, dynamic, history, rounds = run.history.events, run.dynamic, run.history, run.rounds
+    results = []
     with tempfile.TemporaryDirectory(prefix="kubenb-bench-") as tmp:
         not_recorded = _recorded_watch(dynamic, history, m, None, Path(tmp))
         for name, level in (("gzip", 1), ("plain lines", 0)):
@@ -461,15 +487,25 @@ def rows(config: Config, kubeconfig: str | None, context: str | None, history: H
                 _recorded_watch(dynamic, history, m, level, Path(tmp)),
                 "the same, not recorded", not_recorded, rounds,
                 target_ratio=TARGET_RECORDING if level else None))
-    new_keys = _raw_watch(config, history, history.rv_empty, n, "ADDED")
+    return results
+
+
+def new_key_rows(run: Run) -> list[Result]:
+    n, history = run.history.pods, run.history
+    new_keys = _raw_watch(run.config, history, history.rv_empty, n, "ADDED")
+    results = []
     for handlers in (1, 2, 4):
         label = f"real: watch {n} new keys, informer, {handlers} handler" + (
             "s" if handlers > 1 else "")
         results.append(compare(label, n, _informer_watch(
-            dynamic, history, history.rv_empty, n, handlers, "ADDED"),
-            raw_name, new_keys, rounds, target_ratio=TARGET_WATCH))
-    dynamic.rest.close()
+            run.dynamic, history, history.rv_empty, n, handlers, "ADDED"),
+            RAW, new_keys, run.rounds, target_ratio=TARGET_WATCH))
     return results
+
+
+GROUPS: dict[str, Callable[[Run], list[Result]]] = {
+    "sync": sync_rows, "updates": update_rows, "recording": recording_rows,
+    "new-keys": new_key_rows}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -483,6 +519,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--client-go", metavar="PROBE",
                         help="also time client-go's informer sync with this realapi-probe "
                              "binary (../shared/tools/realapi builds one)")
+    parser.add_argument("--only", action="append", choices=list(GROUPS),
+                        help="run these groups of rows (repeatable; default: all)")
     parser.add_argument("--keep", action="store_true",
                         help="leave the namespace and its pods behind")
     args = parser.parse_args(argv)
@@ -495,8 +533,9 @@ def main(argv: list[str] | None = None) -> int:
     history = write_history(dynamic, args.pods, args.events)
     print(f"wrote {history} in {time.perf_counter() - started:.0f} s", flush=True)
     try:
-        results = rows(config, args.kubeconfig, args.context, history, args.rounds,
-                       args.client_go)
+        run = Run(config, dynamic, history, args.rounds, args.kubeconfig, args.context,
+                  args.client_go)
+        results = [row for name in (args.only or GROUPS) for row in GROUPS[name](run)]
         print("ratio = kubenb throughput / baseline throughput, same run, best of rounds\n")
         print(format_table(results))
     finally:
