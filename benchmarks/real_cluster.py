@@ -1,13 +1,13 @@
 """Issue 20's measurement against a real cluster: the same rows, a Go server's stream.
 
 `python -m benchmarks.real_cluster [--kubeconfig PATH] [--context NAME] [--pods 5000]
-[--events 5000] [--rounds 3]` needs a cluster it may fill: it creates a namespace of
-its own (`kubenb-bench-` and a random suffix), fills it with `--pods` pods and deletes
-it at the end (`--keep` leaves it). The pods carry a scheduling gate, so no scheduler
-places them and no kubelet runs them. A disposable cluster is the place for it, such
-as the real kube-apiserver the maintainers build beside their checkout
-(docs/informers.md, "Against a real kube-apiserver"). It is not part of `python -m
-benchmarks`: CI has no cluster.
+[--events 5000] [--rounds 3] [--only GROUP] [--client-go PROBE]` needs a cluster it
+may fill: it creates a namespace of its own (`kubenb-bench-` and a random suffix),
+fills it with `--pods` pods and deletes it at the end (`--keep` leaves it). The pods
+carry a scheduling gate, so no scheduler places them and no kubelet runs them. A
+disposable cluster is the place for it, such as the real kube-apiserver the
+maintainers build beside their checkout (docs/informers.md, "Against a real
+kube-apiserver"). It is not part of `python -m benchmarks`: CI has no cluster.
 
 The history it writes, with the resourceVersions between the steps:
 
@@ -27,10 +27,10 @@ watch cache, with a fresh connection for every round, interleaved, best of round
   `iter_lines(64 KiB)` + `json.loads` from the same resourceVersion (target >= 0.9x),
   at 1, 2 and 4 handlers, with `cpu_affinity=True` too, and the official `kubernetes`
   client's typed `watch.stream`;
-- **recorded**: the updates to an informer with one handler, recorded by the flight
+- **recording**: the updates to an informer with one handler, recorded by the flight
   recorder (gzip, then plain lines) against the same informer not recorded (issue
   21's target: at most 10% slower, >= 0.9x), the recorder's `stop()` inside the span;
-- **new keys**: a watch from rv_empty, N ADDED events into an empty cache, against the
+- **new-keys**: a watch from rv_empty, N ADDED events into an empty cache, against the
   raw reader the same way.
 
 Every figure is first event to last, as in `benchmarks/bench_watch.py`; the server's
@@ -127,12 +127,9 @@ def _list_rv(dynamic: DynamicClient, namespace: str) -> str:
     return str(listed["metadata"]["resourceVersion"])
 
 
-def write_history(dynamic: DynamicClient, pods: int, events: int,
+def write_history(dynamic: DynamicClient, namespace: str, pods: int, events: int,
                   workers: int = 8) -> History:
-    """Create the namespace and write the history the rows read back (see the module)."""
-    namespace = f"kubenb-bench-{secrets.token_hex(3)}"
-    dynamic.resource("v1", "namespaces").create(
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+    """Write the history the rows read back (see the module) into `namespace`, new."""
     client = dynamic.resource("v1", "pods").namespace(namespace)
     bodies = _pod_bodies(pods, namespace)
     rv_empty = _list_rv(dynamic, namespace)
@@ -517,8 +514,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--client-go", metavar="PROBE",
-                        help="also time client-go's informer sync with this realapi-probe "
-                             "binary (../shared/tools/realapi builds one)")
+                        help="also time client-go's informer sync with this program: it "
+                             "is run as PROBE -kubeconfig PATH -namespace NS -resource pods "
+                             "-duration 0 and prints a JSON line with \"event\": \"SYNCED\" "
+                             "and \"items\" once synced (the maintainers' realapi-probe)")
     parser.add_argument("--only", action="append", choices=list(GROUPS),
                         help="run these groups of rows (repeatable; default: all)")
     parser.add_argument("--keep", action="store_true",
@@ -529,10 +528,13 @@ def main(argv: list[str] | None = None) -> int:
     version = dynamic.rest.get("/version")
     print(f"kubenb against {version.get('gitVersion')} — Python "
           f"{platform.python_version()}, {platform.machine()}", flush=True)
-    started = time.perf_counter()
-    history = write_history(dynamic, args.pods, args.events)
-    print(f"wrote {history} in {time.perf_counter() - started:.0f} s", flush=True)
+    namespace = f"kubenb-bench-{secrets.token_hex(3)}"
+    dynamic.resource("v1", "namespaces").create(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
     try:
+        started = time.perf_counter()
+        history = write_history(dynamic, namespace, args.pods, args.events)
+        print(f"wrote {history} in {time.perf_counter() - started:.0f} s", flush=True)
         run = Run(config, dynamic, history, args.rounds, args.kubeconfig, args.context,
                   args.client_go)
         results = [row for name in (args.only or GROUPS) for row in GROUPS[name](run)]
@@ -540,7 +542,7 @@ def main(argv: list[str] | None = None) -> int:
         print(format_table(results))
     finally:
         if not args.keep:
-            dynamic.resource("v1", "namespaces").delete(history.namespace)
+            dynamic.resource("v1", "namespaces").delete(namespace)
         dynamic.rest.close()
     return 0
 
