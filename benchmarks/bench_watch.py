@@ -167,10 +167,18 @@ def _client(url: str, ca_file: str) -> DynamicClient:
 
 def _informer_run(dynamic: DynamicClient, events: int, handlers: int,
                   watch_kind: str, **options: Any) -> Callable[[], float]:
+    return informer_span(lambda: ListWatch.from_client(
+        dynamic.resource("v1", "pods"), namespace="default"), events, handlers, watch_kind,
+        **options)
+
+
+def informer_span(make_list_watch: Callable[[], Any], events: int, handlers: int,
+                  watch_kind: str, **options: Any) -> Callable[[], float]:
+    """A timed run: an informer over `make_list_watch()` with `handlers` handlers, from
+    the first event any of them sees to the `events`-th of `watch_kind` in all."""
     def go() -> float:
         span = _Span(events, handlers)
-        informer = SharedIndexInformer(ListWatch.from_client(
-            dynamic.resource("v1", "pods"), namespace="default"), **options)
+        informer = SharedIndexInformer(make_list_watch(), **options)
         for _ in range(handlers):
             informer.add_event_handler(span.handler(watch_kind))
         informer.start()

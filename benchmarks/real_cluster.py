@@ -57,7 +57,7 @@ from typing import Any
 
 import msgspec
 
-from benchmarks.bench_watch import _pods, _Span
+from benchmarks.bench_watch import _pods, _Span, informer_span
 from benchmarks.harness import Result, compare, format_table
 from kubenb.cache.listwatch import ListWatch
 from kubenb.cache.shared_informer import SharedIndexInformer
@@ -239,19 +239,8 @@ def _list_watch_at(dynamic: DynamicClient, history: History, resource_version: s
 def _informer_watch(dynamic: DynamicClient, history: History, resource_version: str,
                     count: int, handlers: int, watch_kind: str,
                     **options: Any) -> Callable[[], float]:
-    def go() -> float:
-        span = _Span(count, handlers)
-        informer = SharedIndexInformer(
-            _list_watch_at(dynamic, history, resource_version), **options)
-        for _ in range(handlers):
-            informer.add_event_handler(span.handler(watch_kind))
-        informer.start()
-        try:
-            assert span.done.wait(600), "the informer did not deliver"
-        finally:
-            informer.stop()
-        return span.last - span.first
-    return go
+    return informer_span(lambda: _list_watch_at(dynamic, history, resource_version),
+                         count, handlers, watch_kind, **options)
 
 
 def _recorded_watch(dynamic: DynamicClient, history: History, count: int,
