@@ -57,6 +57,7 @@ from typing import Any
 
 import msgspec
 
+from benchmarks import bench_sync
 from benchmarks.bench_watch import _pods, _Span, informer_span
 from benchmarks.harness import Result, compare, format_table
 from kubenb.cache.listwatch import ListWatch
@@ -294,21 +295,7 @@ def _official_watch(kubeconfig: str | None, context: str | None, history: Histor
 
 
 def _sync(dynamic: DynamicClient, history: History, **options: Any) -> Callable[[], float]:
-    def go() -> float:
-        started = time.perf_counter()
-        informer = SharedIndexInformer(ListWatch.from_client(
-            dynamic.resource("v1", "pods"), namespace=history.namespace), **options).start()
-        try:
-            while not informer.has_synced():
-                if time.perf_counter() - started > 600:
-                    raise TimeoutError("the informer did not sync")
-                time.sleep(0.001)
-            took = time.perf_counter() - started
-            assert len(informer.get_indexer().list_keys()) == history.pods
-        finally:
-            informer.stop()
-        return took
-    return go
+    return bench_sync._sync(dynamic, history.pods, namespace=history.namespace, **options)
 
 
 def _raw_list(config: Config, history: History) -> Callable[[], None]:
