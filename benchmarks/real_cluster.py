@@ -254,7 +254,8 @@ def _recorded_watch(dynamic: DynamicClient, history: History, count: int,
         list_watch: Any = _list_watch_at(dynamic, history, history.rv_full)
         recorder = None
         if compresslevel is not None:
-            recorder = Recorder(folder / f"recorded-{compresslevel}.jsonl.gz", [
+            name = "recorded.jsonl.gz" if compresslevel else "recorded.jsonl"
+            recorder = Recorder(folder / name, [
                 ResourceSpec("v1", "pods", "Pod", True, history.namespace)],
                 compresslevel=compresslevel).start()
             list_watch = recorder.list_watcher(0, list_watch)
@@ -266,7 +267,7 @@ def _recorded_watch(dynamic: DynamicClient, history: History, count: int,
             if recorder is not None:
                 recorder.stop()
                 assert recorder.reason == "stopped" and recorder.events >= count, recorder
-            return max(span.last, time.perf_counter() if recorder else 0.0) - span.first
+            return (time.perf_counter() if recorder else span.last) - span.first
         finally:
             informer.stop()
     return go
