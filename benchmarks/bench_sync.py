@@ -76,14 +76,16 @@ def _cpu() -> tuple[float, float]:
 
 
 def _sync(dynamic: DynamicClient, n: int, cpu: list[tuple[float, float]] | None = None,
-          namespace: str = "default", **options: object) -> Callable[[], float]:
-    """A timed sync of the `n` pods in `namespace`; with `cpu`, each round's (user,
-    kernel) seconds are appended to it."""
+          namespace: str = "default", label_selector: str | None = None,
+          **options: object) -> Callable[[], float]:
+    """A timed sync of the `n` pods in `namespace` (that `label_selector` selects); with
+    `cpu`, each round's (user, kernel) seconds are appended to it."""
     def go() -> float:
         user, kernel = _cpu()
         started = time.perf_counter()
         informer = SharedIndexInformer(ListWatch.from_client(
-            dynamic.resource("v1", "pods"), namespace=namespace), **options).start()
+            dynamic.resource("v1", "pods"), namespace=namespace,
+            label_selector=label_selector), **options).start()
         try:
             deadline = started + 600
             while not informer.has_synced():

@@ -21,7 +21,11 @@ watch cache, with a fresh connection for every round, interleaved, best of round
   whole list and `json.loads` (target: at most 0.7x its time, i.e. ratio >= 1.43x);
   the same informer with `use_watch_list=True` against the paged one (target >= 1x),
   and beside it the server's pace: the bytes of a watch-list against the bytes of the
-  paged list, read and not decoded, which says how much of that row is the server's;
+  paged list, read and not decoded, which says how much of that row is the server's,
+  and a sync of no pod both ways (the wait before a consistent watch-list ends, which
+  no client can shorten); with `--client-go PROBE`, client-go's informer (exec to
+  synced) against kubenb's (target: kubenb >= 2.5x), and client-go's own watch-list
+  against its own paged list (its `WatchListClient` feature gate on and off);
 - **updates**: a watch from rv_full, `--events` MODIFIED events of pods the informer's
   cache already holds (its list is the one taken at rv_full), against `requests`
   `iter_lines(64 KiB)` + `json.loads` from the same resourceVersion (target >= 0.9x),
@@ -299,6 +303,17 @@ def _sync(dynamic: DynamicClient, history: History, **options: Any) -> Callable[
     return bench_sync._sync(dynamic, history.pods, namespace=history.namespace, **options)
 
 
+#: Selects none of the history's pods: a sync that receives nothing still waits for
+#: whatever the server does before it answers, and that is all it times.
+_NO_POD = "kubenb-bench/selects=nothing"
+
+
+def _sync_of_nothing(dynamic: DynamicClient, history: History,
+                     **options: Any) -> Callable[[], float]:
+    return bench_sync._sync(dynamic, 0, namespace=history.namespace,
+                            label_selector=_NO_POD, **options)
+
+
 def _raw_list(config: Config, history: History) -> Callable[[], None]:
     def go() -> None:
         session = config.new_session()
@@ -311,14 +326,19 @@ def _raw_list(config: Config, history: History) -> Callable[[], None]:
     return go
 
 
-def _client_go_sync(probe: str, kubeconfig: str, history: History) -> Callable[[], float]:
+def _client_go_sync(probe: str, kubeconfig: str, history: History,
+                    watch_list: bool = False) -> Callable[[], float]:
     """client-go 1.32's dynamic informer (the realapi probe), exec to its SYNCED line:
-    how issue 20 timed it."""
+    how issue 20 timed it. `watch_list` turns on client-go's WatchListClient feature
+    gate (its environment variable), so that the probe's informer streams its initial
+    state instead of listing it."""
+    env = {**os.environ, "KUBE_FEATURE_WatchListClient": "true" if watch_list else "false"}
+
     def go() -> float:
         started = time.perf_counter()
         proc = subprocess.Popen([probe, "-kubeconfig", kubeconfig, "-namespace",
                                  history.namespace, "-resource", "pods", "-duration", "0"],
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         try:
             assert proc.stdout is not None
             for line in proc.stdout:
@@ -421,13 +441,25 @@ def sync_rows(run: Run) -> list[Result]:
                        target_ratio=1.0),
                compare(f"real: server's pace, a watch-list of {n} pods (bytes only)",
                        n, _bytes_watch_list(run.config, history), "paged list (bytes only)",
-                       _bytes_paged_list(run.config, history), rounds)]
+                       _bytes_paged_list(run.config, history), rounds),
+               # A consistent watch-list waits for the server's watch cache to catch up
+               # with etcd before it sends the end bookmark; a list from the cache
+               # ("0") does not. Timed alone: one sync a round, of no pod.
+               compare("real: informer sync of no pod (a selector matching none), "
+                       "use_watch_list=True: the server's fixed latency", 1,
+                       _sync_of_nothing(dynamic, history, use_watch_list=True),
+                       "informer, paged list", _sync_of_nothing(dynamic, history), rounds)]
     if run.client_go_probe:
-        results.append(compare(f"real: informer sync {n} pods", n, _sync(dynamic, history),
-                               "client-go informer (exec)", _client_go_sync(
-                                   run.client_go_probe,
-                                   run.kubeconfig or os.environ["KUBECONFIG"], history),
-                               rounds, target_ratio=2.5))
+        kubeconfig = run.kubeconfig or os.environ["KUBECONFIG"]
+        paged_go = _client_go_sync(run.client_go_probe, kubeconfig, history)
+        results += [compare(f"real: informer sync {n} pods", n, _sync(dynamic, history),
+                            "client-go informer (exec)", paged_go, rounds, target_ratio=2.5),
+                    # The reference implementation's own watch-list against its own paged
+                    # list, no kubenb code: what the protocol costs a client on this server.
+                    compare(f"real: client-go informer sync {n} pods, WatchListClient", n,
+                            _client_go_sync(run.client_go_probe, kubeconfig, history,
+                                            watch_list=True),
+                            "client-go informer, paged list", paged_go, rounds)]
     return results
 
 

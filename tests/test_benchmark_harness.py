@@ -69,7 +69,7 @@ def test_the_real_cluster_rows_run_end_to_end_and_clean_up(capsys) -> None:  # t
                                   "--events", "15", "--rounds", "1"]) == 0
         out = capsys.readouterr().out
         rows = [line for line in out.splitlines() if line.startswith("real: ")]
-        assert len(rows) == 15
+        assert len(rows) == 16
         assert sum("12 pods" in row for row in rows) == 3
         assert sum("15 updates" in row for row in rows) == 9
         assert sum("12 new keys" in row for row in rows) == 3
@@ -80,3 +80,60 @@ def test_the_real_cluster_rows_run_end_to_end_and_clean_up(capsys) -> None:  # t
                  if ns["metadata"]["name"] == namespace]
         assert phase in ([], ["Terminating"])  # deleted (the cluster's controller finishes it)
         dynamic.rest.close()
+
+
+#: Stands in for the realapi probe (client-go's informer, which CI cannot build): the
+#: same command line and SYNCED line, a kubenb informer inside, and the WatchListClient
+#: gate it was given written down, so the test sees which mode each row asked for.
+_STAND_IN_PROBE = '''
+import json, os, sys, time
+from kubenb.cache.listwatch import ListWatch
+from kubenb.cache.shared_informer import SharedIndexInformer
+from kubenb.client.config import load_config
+from kubenb.client.dynamic import DynamicClient
+args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+gate = os.environ.get("KUBE_FEATURE_WatchListClient", "")
+with open(os.environ["STAND_IN_GATES"], "a") as out:
+    out.write(gate + "\\n")
+pods = DynamicClient(load_config(args["-kubeconfig"])).resource("v1", args["-resource"])
+informer = SharedIndexInformer(ListWatch.from_client(pods, namespace=args["-namespace"]),
+                               use_watch_list=gate == "true").start()
+while not informer.has_synced():
+    time.sleep(0.01)
+print(json.dumps({"type": "SYNCED", "items": len(informer.get_indexer().list_keys())}),
+      flush=True)
+time.sleep(60)  # the harness ends it once synced, as it does the real probe
+'''
+
+
+def test_the_client_go_rows_run_the_probe_paged_and_with_watch_list(
+        tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """--client-go PROBE: the sync row against the probe's paged list, and the probe's own
+    watch-list against its paged list (the WatchListClient gate in its environment)."""
+    import os
+    import stat
+    import sys
+    from pathlib import Path
+
+    from benchmarks import real_cluster
+    from benchmarks.server_process import server_process
+
+    probe = tmp_path / "probe"
+    probe.write_text(f"#!{sys.executable}\n{_STAND_IN_PROBE}")
+    probe.chmod(probe.stat().st_mode | stat.S_IEXEC)
+    gates = tmp_path / "gates"
+    monkeypatch.setenv("STAND_IN_GATES", str(gates))
+    root = str(Path(__file__).resolve().parent.parent)  # kubenb, installed or not
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        filter(None, [root, os.environ.get("PYTHONPATH")])))
+    with server_process(0) as server:
+        assert real_cluster.main(["--kubeconfig", server.kubeconfig, "--pods", "6",
+                                  "--events", "3", "--rounds", "1", "--only", "sync",
+                                  "--client-go", str(probe)]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines()
+            if line.startswith("real: ")]
+    assert len(rows) == 6
+    assert "client-go informer (exec)" in rows[4]
+    assert "WatchListClient" in rows[5] and "client-go informer, paged list" in rows[5]
+    # one paged probe run for row 5, and a paged and a watch-list one for row 6
+    assert sorted(gates.read_text().split()) == ["false", "false", "true"]
