@@ -22,10 +22,11 @@ watch cache, with a fresh connection for every round, interleaved, best of round
   the same informer with `use_watch_list=True` against the paged one (target >= 1x),
   and beside it the server's pace: the bytes of a watch-list against the bytes of the
   paged list, read and not decoded, which says how much of that row is the server's,
-  and a sync of no pod both ways (the wait before a consistent watch-list ends, which
-  no client can shorten); with `--client-go PROBE`, client-go's informer (exec to
-  synced) against kubenb's (target: kubenb >= 2.5x), and client-go's own watch-list
-  against its own paged list (its `WatchListClient` feature gate on and off);
+  and a sync of no pod both ways (what the server takes before a consistent
+  watch-list can end, which no client can shorten); with `--client-go PROBE`,
+  client-go's informer (exec to synced) against kubenb's (target: kubenb >= 2.5x),
+  and client-go's own watch-list against its own paged list (its `WatchListClient`
+  feature gate on and off);
 - **updates**: a watch from rv_full, `--events` MODIFIED events of pods the informer's
   cache already holds (its list is the one taken at rv_full), against `requests`
   `iter_lines(64 KiB)` + `json.loads` from the same resourceVersion (target >= 0.9x),
@@ -442,11 +443,12 @@ def sync_rows(run: Run) -> list[Result]:
                compare(f"real: server's pace, a watch-list of {n} pods (bytes only)",
                        n, _bytes_watch_list(run.config, history), "paged list (bytes only)",
                        _bytes_paged_list(run.config, history), rounds),
-               # A consistent watch-list waits for the server's watch cache to catch up
-               # with etcd before it sends the end bookmark; a list from the cache
-               # ("0") does not. Timed alone: one sync a round, of no pod.
+               # Before it sends the end bookmark, a consistent watch-list may wait for
+               # the server's watch cache to catch up with etcd (right after a write,
+               # up to 0.2 s); a list from the cache ("0") does not. Timed alone: one
+               # sync a round, of no pod.
                compare("real: informer sync of no pod (a selector matching none), "
-                       "use_watch_list=True: the server's fixed latency", 1,
+                       "use_watch_list=True: the server's own time", 1,
                        _sync_of_nothing(dynamic, history, use_watch_list=True),
                        "informer, paged list", _sync_of_nothing(dynamic, history), rounds)]
     if run.client_go_probe:
