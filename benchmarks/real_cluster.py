@@ -3,7 +3,9 @@
 `python -m benchmarks.real_cluster [--kubeconfig PATH] [--context NAME] [--pods 5000]
 [--events 5000] [--rounds 3] [--only GROUP] [--client-go PROBE]` needs a cluster it
 may fill: it creates a namespace of its own (`kubenb-bench-` and a random suffix),
-fills it with `--pods` pods and deletes it at the end (`--keep` leaves it). The pods
+fills it with `--pods` pods and deletes it at the end (`--keep` leaves it). It first
+waits for earlier runs' namespaces that the cluster is still deleting
+(`--wait-earlier`): that deletion loads the server. The pods
 carry a scheduling gate, so no scheduler places them and no kubelet runs them. A
 disposable cluster is the place for it, such as the real kube-apiserver the
 maintainers build beside their checkout (docs/informers.md, "Against a real
@@ -517,6 +519,43 @@ GROUPS: dict[str, Callable[[Run], list[Result]]] = {
     "new-keys": new_key_rows}
 
 
+NAMESPACE_PREFIX = "kubenb-bench-"
+
+
+def wait_for_earlier_runs(dynamic: DynamicClient, timeout: float, poll: float = 2.0,
+                          sleep: Callable[[float], None] = time.sleep) -> list[str]:
+    """Wait until no namespace of an earlier run is still being deleted, up to `timeout`
+    seconds; return the names of those still there (being deleted, or left behind).
+
+    Why: the cluster deletes a run's pods after the run has ended (100k pods took about
+    20 minutes here), and that deletion loads the server and etcd; rows measured
+    meanwhile measure it too. Namespaces left behind (`--keep`, a killed run) are only
+    named: the one who kept them decides."""
+    namespaces = dynamic.resource("v1", "namespaces")
+    deadline = time.monotonic() + timeout
+    said = False
+    while True:
+        earlier = [ns for ns in namespaces.list()["items"]
+                   if ns["metadata"]["name"].startswith(NAMESPACE_PREFIX)]
+        deleting = sorted(ns["metadata"]["name"] for ns in earlier
+                          if (ns.get("status") or {}).get("phase") == "Terminating")
+        if not deleting or time.monotonic() >= deadline:
+            kept = sorted(ns["metadata"]["name"] for ns in earlier
+                          if ns["metadata"]["name"] not in deleting)
+            if kept:
+                print(f"left behind by earlier runs (kubectl delete namespace ...): "
+                      f"{', '.join(kept)}", flush=True)
+            if deleting:
+                print(f"still being deleted after {timeout:.0f} s, measuring anyway: "
+                      f"{', '.join(deleting)}", flush=True)
+            return deleting + kept
+        if not said:
+            print(f"waiting for earlier runs' namespaces to be deleted (that loads the "
+                  f"server): {', '.join(deleting)}", flush=True)
+            said = True
+        sleep(poll)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.real_cluster",
                                      description=__doc__.split("\n\n")[0])
@@ -537,13 +576,17 @@ def main(argv: list[str] | None = None) -> int:
                              "--pods; the pods are smaller)")
     parser.add_argument("--keep", action="store_true",
                         help="leave the namespace and its pods behind")
+    parser.add_argument("--wait-earlier", type=float, default=1800, metavar="SECONDS",
+                        help="wait this long at most for earlier runs' namespaces that "
+                             "are still being deleted (default 1800; 0: do not wait)")
     args = parser.parse_args(argv)
     config = load_config(args.kubeconfig, args.context)
     dynamic = DynamicClient(config)
     version = dynamic.rest.get("/version")
     print(f"kubenb against {version.get('gitVersion')} — Python "
           f"{platform.python_version()}, {platform.machine()}", flush=True)
-    namespace = f"kubenb-bench-{secrets.token_hex(3)}"
+    wait_for_earlier_runs(dynamic, args.wait_earlier)
+    namespace = f"{NAMESPACE_PREFIX}{secrets.token_hex(3)}"
     dynamic.resource("v1", "namespaces").create(
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
     try:

@@ -137,3 +137,42 @@ def test_the_client_go_rows_run_the_probe_paged_and_with_watch_list(
     assert "WatchListClient" in rows[5] and "client-go informer, paged list" in rows[5]
     # one paged probe run for row 5, and a paged and a watch-list one for row 6
     assert sorted(gates.read_text().split()) == ["false", "false", "true"]
+
+
+def test_a_run_waits_for_an_earlier_runs_namespace_still_being_deleted(capsys) -> None:  # type: ignore[no-untyped-def]
+    """The cluster deletes a run's pods after the run (100k pods: ~20 minutes), which
+    loads the server: the next run waits for that, and names what was left behind."""
+    from benchmarks import real_cluster
+    from benchmarks.server_process import server_process
+    from kubenb.client.config import load_config
+    from kubenb.client.dynamic import DynamicClient
+
+    with server_process(0) as server:
+        dynamic = DynamicClient(load_config(server.kubeconfig))
+        namespaces = dynamic.resource("v1", "namespaces")
+        namespaces.create({"metadata": {"name": "kubenb-bench-deleting",
+                                        "finalizers": ["example.com/hold"]}})
+        namespaces.delete("kubenb-bench-deleting")  # Terminating while the finalizer holds
+        namespaces.create({"metadata": {"name": "kubenb-bench-kept"}})
+        namespaces.create({"metadata": {"name": "someone-else"}})
+
+        assert real_cluster.wait_for_earlier_runs(dynamic, timeout=0) == [
+            "kubenb-bench-deleting", "kubenb-bench-kept"]
+        out = capsys.readouterr().out
+        assert "still being deleted after 0 s, measuring anyway: kubenb-bench-deleting" in out
+        assert "left behind by earlier runs" in out and "someone-else" not in out
+
+        sleeps: list[float] = []
+
+        def deletion_finishes(seconds: float) -> None:  # in place of time.sleep
+            sleeps.append(seconds)
+            namespaces.patch("kubenb-bench-deleting",
+                             {"metadata": {"finalizers": None}}, patch_type="merge")
+
+        assert real_cluster.wait_for_earlier_runs(
+            dynamic, timeout=60, poll=0.5, sleep=deletion_finishes) == ["kubenb-bench-kept"]
+        assert sleeps == [0.5]
+        out = capsys.readouterr().out
+        assert "waiting for earlier runs' namespaces to be deleted" in out
+        assert "kubenb-bench-deleting" in out and "measuring anyway" not in out
+        dynamic.rest.close()
