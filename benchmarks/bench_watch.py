@@ -19,9 +19,12 @@ stream (the raw minimum: target >= 0.9x), and the official client's
 `watch.Watch().stream` (typed), for updates with one handler. Extra rows run the same
 informers with `cpu_affinity=True` (their threads on one CPU, kubenb.cache.affinity),
 and a diagnostic row runs the informer's stages on one thread (what its threads cost).
-Last, machine-check rows with no kubenb code (benchmarks/handoff_check.py): the same
+Then machine-check rows with no kubenb code (benchmarks/handoff_check.py): the same
 decode-and-keep work on one thread, on two threads taking turns, and on two threads
 held on one CPU, for what a thread hand-off itself costs on the machine at hand.
+Last, extra rows over updates of pods as a real v1.32 server sends them
+(managedFields included; the seeded pods above have none): the informer with its
+defaults and with `transform_strip_managed_fields()`, one handler each.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from kubenb.cache.keys import deletion_handling_meta_namespace_key_func
 from kubenb.cache.listwatch import ListWatch
 from kubenb.cache.shared_informer import SharedIndexInformer
 from kubenb.cache.store import new_indexer
+from kubenb.cache.transforms import transform_strip_managed_fields
 from kubenb.client.config import config_from_dict
 from kubenb.client.dynamic import DynamicClient
 
@@ -71,23 +75,7 @@ def write_streams(folder: Path, events: int, cached: int) -> dict[str, tuple[Pat
     """(stream, list) files for the two cases: updates of `cached` listed pods, and
     `events` ADDED events of pods nobody listed."""
     pods = _pods(max(cached, events))
-    listed = pods[:cached]
-    for i, pod in enumerate(listed):
-        pod["metadata"]["resourceVersion"] = str(10 + i)
-    files = {}
-    list_file = folder / "updates-list.json"
-    list_file.write_bytes(json.dumps({
-        "kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "99"},
-        "items": listed}, separators=(",", ":")).encode())
-    stream = folder / "updates.jsonl"
-    with stream.open("wb") as out:
-        for i in range(events):
-            pod = json.loads(json.dumps(listed[i % cached]))
-            pod["metadata"]["resourceVersion"] = str(100 + i)
-            pod["metadata"].setdefault("labels", {})["revision"] = str(i)
-            out.write(json.dumps({"type": "MODIFIED", "object": pod},
-                                 separators=(",", ":")).encode() + b"\n")
-    files["updates"] = (stream, list_file)
+    files = {"updates": write_updates(folder, "updates", pods[:cached], events)}
     empty = folder / "empty-list.json"
     empty.write_bytes(b'{"kind":"PodList","apiVersion":"v1","metadata":'
                       b'{"resourceVersion":"1"},"items":[]}')
@@ -99,6 +87,28 @@ def write_streams(folder: Path, events: int, cached: int) -> dict[str, tuple[Pat
                                  separators=(",", ":")).encode() + b"\n")
     files["new keys"] = (stream, empty)
     return files
+
+
+def write_updates(folder: Path, name: str, listed: list[dict], events: int
+                  ) -> tuple[Path, Path]:
+    """(stream, list) files: `listed` as the list, then `events` MODIFIED events that
+    update them in turn (a new label and resourceVersion, as a controller's patch)."""
+    listed = json.loads(json.dumps(listed))
+    for i, pod in enumerate(listed):
+        pod["metadata"]["resourceVersion"] = str(10 + i)
+    list_file = folder / f"{name}-list.json"
+    list_file.write_bytes(json.dumps({
+        "kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "99"},
+        "items": listed}, separators=(",", ":")).encode())
+    stream = folder / f"{name}.jsonl"
+    with stream.open("wb") as out:
+        for i in range(events):
+            pod = json.loads(json.dumps(listed[i % len(listed)]))
+            pod["metadata"]["resourceVersion"] = str(100 + i)
+            pod["metadata"].setdefault("labels", {})["revision"] = str(i)
+            out.write(json.dumps({"type": "MODIFIED", "object": pod},
+                                 separators=(",", ":")).encode() + b"\n")
+    return stream, list_file
 
 
 @contextmanager
@@ -303,6 +313,36 @@ def case_results(case: str, stream: Path, listing: Path, folder: Path, events: i
     return results
 
 
+def real_pod_results(folder: Path, events: int, cached: int, rounds: int) -> list[Result]:
+    """Updates of pods as a real kube-apiserver v1.32 serves them, managedFields
+    included (tests/fixtures/realapi, via benchmarks/bench_memory.py): the informer with
+    its defaults, and with `transform_strip_managed_fields()`, which leaves about half
+    of each pod out of the cache, so that each update frees half as much of the cold
+    pod it replaces (docs/informers.md). Extra rows: no target."""
+    from benchmarks.bench_memory import realapi_pods
+
+    stream, listing = write_updates(folder, "real-pod-updates", realapi_pods(cached), events)
+    results = []
+    with replay(stream, listing, folder) as (url, ca_file):
+        dynamic = _client(url, ca_file)
+        session = requests.Session()
+        session.trust_env = False  # REQUESTS_CA_BUNDLE would override verify
+        session.verify = ca_file
+        raw = _raw_run(session, url + "/api/v1/namespaces/default/pods", events)
+        label = f"watch {events} updates of real v1.32 pods (managedFields), per-event TLS"
+        for options in ({}, {"transform": transform_strip_managed_fields()}):
+            name = label + ", 1 handler" + (
+                ", transform_strip_managed_fields()" if options else "")
+            results.append(compare(name, events, _informer_run(
+                dynamic, events, 1, "MODIFIED", **options), "iter_lines+json.loads", raw,
+                rounds))
+        session.close()
+        dynamic.rest.close()
+    stream.unlink()
+    listing.unlink()
+    return results
+
+
 def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
     events = max(2000, int(20_000 * scale))
     cached = max(200, int(1_000 * scale))
@@ -316,4 +356,5 @@ def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
         # the ceiling of a threaded informer against the one-thread raw reader.
         results += handoff_check.results(streams["updates"][0].read_bytes().splitlines(),
                                          rounds)
+        results += real_pod_results(folder, events, cached, rounds)
     return results

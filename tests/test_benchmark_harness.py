@@ -42,6 +42,23 @@ def test_the_fault_check_times_one_fault_per_page_at_each_size() -> None:
     assert row.target_ratio is None  # a control: it describes the machine, not kubenb
 
 
+def test_the_real_pod_watch_rows_deliver_every_update(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The extra rows over real v1.32 pods: the replay serves pods with managedFields,
+    and both informers (defaults, stripped) hand every update to their handler (each
+    run waits for the last one)."""
+    from benchmarks import bench_watch
+    from benchmarks.bench_memory import realapi_pods
+
+    assert all(pod["metadata"].get("managedFields") for pod in realapi_pods(4))
+    rows = bench_watch.real_pod_results(tmp_path, events=60, cached=12, rounds=1)
+    assert [row.name.rsplit(", 1 handler", 1)[1] for row in rows] == [
+        "", ", transform_strip_managed_fields()"]
+    assert all("60 updates of real v1.32 pods" in row.name for row in rows)
+    assert all(len(row.round_ratios) == 1 and row.round_ratios[0] > 0 for row in rows)
+    assert all(row.target_ratio is None for row in rows)
+    assert list(tmp_path.glob("real-pod-updates*")) == []  # its files are removed
+
+
 def test_the_handoff_check_keeps_what_one_thread_keeps() -> None:
     from benchmarks import handoff_check
 
@@ -69,9 +86,10 @@ def test_the_real_cluster_rows_run_end_to_end_and_clean_up(capsys) -> None:  # t
                                   "--events", "15", "--rounds", "1"]) == 0
         out = capsys.readouterr().out
         rows = [line for line in out.splitlines() if line.startswith("real: ")]
-        assert len(rows) == 16
-        assert sum("12 pods" in row for row in rows) == 3
-        assert sum("15 updates" in row for row in rows) == 9
+        assert len(rows) == 19
+        assert sum("12 pods" in row for row in rows) == 4
+        assert sum("15 updates" in row for row in rows) == 11
+        assert sum("transform_strip_managed_fields()" in row for row in rows) == 3
         assert sum("12 new keys" in row for row in rows) == 3
         namespace = out.split("namespace='", 1)[1].split("'", 1)[0]
         dynamic = DynamicClient(load_config(server.kubeconfig))
@@ -132,10 +150,10 @@ def test_the_client_go_rows_run_the_probe_paged_and_with_watch_list(
                                   "--client-go", str(probe)]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines()
             if line.startswith("real: ")]
-    assert len(rows) == 6
-    assert "client-go informer (exec)" in rows[4]
-    assert "WatchListClient" in rows[5] and "client-go informer, paged list" in rows[5]
-    # one paged probe run for row 5, and a paged and a watch-list one for row 6
+    assert len(rows) == 7
+    assert "client-go informer (exec)" in rows[5]
+    assert "WatchListClient" in rows[6] and "client-go informer, paged list" in rows[6]
+    # one paged probe run for row 6, and a paged and a watch-list one for row 7
     assert sorted(gates.read_text().split()) == ["false", "false", "true"]
 
 
