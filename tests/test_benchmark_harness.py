@@ -86,11 +86,11 @@ def test_the_real_cluster_rows_run_end_to_end_and_clean_up(capsys) -> None:  # t
                                   "--events", "15", "--rounds", "1"]) == 0
         out = capsys.readouterr().out
         rows = [line for line in out.splitlines() if line.startswith("real: ")]
-        assert len(rows) == 19
+        assert len(rows) == 20
         assert sum("12 pods" in row for row in rows) == 4
         assert sum("15 updates" in row for row in rows) == 11
         assert sum("transform_strip_managed_fields()" in row for row in rows) == 3
-        assert sum("12 new keys" in row for row in rows) == 3
+        assert sum("12 new keys" in row for row in rows) == 4
         namespace = out.split("namespace='", 1)[1].split("'", 1)[0]
         dynamic = DynamicClient(load_config(server.kubeconfig))
         phase = [ns["status"].get("phase") for ns in
