@@ -25,20 +25,22 @@ watch cache, with a fresh connection for every round, interleaved, best of round
   and beside it the server's pace: the bytes of a watch-list against the bytes of the
   paged list, read and not decoded, which says how much of that row is the server's,
   and a sync of no pod both ways (what the server takes before a consistent
-  watch-list can end, which no client can shorten); with `--client-go PROBE`,
+  watch-list can end, which no client can shorten), and the sync with
+  `transform_strip_managed_fields()` against the default one; with `--client-go PROBE`,
   client-go's informer (exec to synced) against kubenb's (target: kubenb >= 2.5x),
   and client-go's own watch-list against its own paged list (its `WatchListClient`
   feature gate on and off);
 - **updates**: a watch from rv_full, `--events` MODIFIED events of pods the informer's
   cache already holds (its list is the one taken at rv_full), against `requests`
   `iter_lines(64 KiB)` + `json.loads` from the same resourceVersion (target >= 0.9x),
-  at 1, 2 and 4 handlers, with `cpu_affinity=True` too, and the official `kubernetes`
-  client's typed `watch.stream`;
+  at 1, 2 and 4 handlers, with `cpu_affinity=True` and with
+  `transform_strip_managed_fields()` too, and the official `kubernetes` client's typed
+  `watch.stream`;
 - **recording**: the updates to an informer with one handler, recorded by the flight
   recorder (gzip, then plain lines) against the same informer not recorded (issue
   21's target: at most 10% slower, >= 0.9x), the recorder's `stop()` inside the span;
 - **new-keys**: a watch from rv_empty, N ADDED events into an empty cache, against the
-  raw reader the same way.
+  raw reader the same way, at 1, 2 and 4 handlers and 4 with `cpu_affinity=True`.
 
 Every figure is first event to last, as in `benchmarks/bench_watch.py`; the server's
 framing (a chunk per event, records per flush) is whatever the real server does.
