@@ -336,8 +336,8 @@ class GarbageCollector:
             latest = client.get(m["name"])  # act on the object as it is now, not as cached
         except NotFound:
             return
-        if meta(latest)["uid"] != m["uid"]:
-            return
+        if meta(latest)["uid"] != m["uid"] or not meta(latest).get("ownerReferences"):
+            return  # a new object of that name, or orphaned since it was cached: not ours
         solid, dangling, waiting = self._classify(latest)
         if solid:
             if dangling or waiting:  # keep the owners that are still there

@@ -87,6 +87,31 @@ def test_orphan_deletion_keeps_the_dependents_and_forgets_the_owner(gc_only: Clu
     assert [r["uid"] for r in refs] == [other["metadata"]["uid"]]
 
 
+def test_an_object_orphaned_since_it_was_cached_is_not_deleted(gc_only: Cluster) -> None:
+    """The collector decides on the object as the server has it now. A dependent whose
+    cached copy still names an owner that is gone, but that was orphaned meanwhile (an
+    orphan deletion patches the dependents, then the owner goes), has no owner left to
+    miss: client-go's attemptToDeleteItem returns there, and so must this. (Once, with
+    the cluster's other controllers busy, a ReplicaSet's orphaned pods were deleted.)"""
+    owner = configmap(gc_only, "owner")
+    configmap(gc_only, "dependent", owner)
+    settle(gc_only)
+    assert gc_only.controllers is not None and gc_only.controllers.garbagecollector is not None
+    collector = gc_only.controllers.garbagecollector
+    monitor = collector._monitors["configmaps"]
+    stale = monitor.informer.get_indexer().get_by_key("default/dependent")
+    assert stale["metadata"]["ownerReferences"]
+    configmaps = gc_only.resource("configmaps")
+    configmaps.patch("dependent", {"metadata": {"ownerReferences": None}})
+    configmaps.delete("owner")
+    wait_until(lambda: gone(gc_only, "configmaps", "owner"), 10, "the owner to go")
+    collector.attempt_to_delete(monitor, stale)  # as a worker would, from a stale cache
+    settle(gc_only)
+    kept = configmaps.get("dependent")
+    assert not kept["metadata"].get("deletionTimestamp")
+    assert "ownerReferences" not in kept["metadata"]
+
+
 def test_foreground_deletion_waits_for_the_blocking_dependents(
         make_cluster: MakeCluster, clock: FakeClock) -> None:
     cluster = make_cluster()  # the kubelet runs the pods and stops them after 30 s
