@@ -127,6 +127,31 @@ def replay(stream: Path, listing: Path, tls_dir: Path) -> Iterator[tuple[str, st
         proc.wait(10)
 
 
+@contextmanager
+def _replayed(stream: Path, listing: Path, folder: Path, events: int
+              ) -> Iterator[tuple[str, str, DynamicClient, Callable[[], float]]]:
+    """(url, CA file, kubenb client, timed raw watch of `events`) over a replay of
+    `stream`, while it runs; the clients are closed after."""
+    with replay(stream, listing, folder) as (url, ca_file):
+        dynamic = _client(url, ca_file)
+        session = requests.Session()
+        session.trust_env = False  # REQUESTS_CA_BUNDLE would override verify
+        session.verify = ca_file
+        try:
+            yield url, ca_file, dynamic, _raw_run(
+                session, url + "/api/v1/namespaces/default/pods", events)
+        finally:
+            session.close()
+            dynamic.rest.close()
+
+
+def options_label(options: dict[str, Any]) -> str:
+    """How a row names the informer options it runs with (none: the defaults)."""
+    if "transform" in options:
+        return ", transform_strip_managed_fields()"
+    return "".join(f", {name}={value!r}" for name, value in options.items())
+
+
 class _Span:
     """First and last time any handler saw a watch event; done when all saw `events`."""
 
@@ -280,12 +305,7 @@ def case_results(case: str, stream: Path, listing: Path, folder: Path, events: i
                  rounds: int) -> list[Result]:
     watch_kind = "MODIFIED" if case == "updates" else "ADDED"
     results = []
-    with replay(stream, listing, folder) as (url, ca_file):
-        dynamic = _client(url, ca_file)
-        session = requests.Session()
-        session.trust_env = False  # REQUESTS_CA_BUNDLE would override verify
-        session.verify = ca_file
-        raw = _raw_run(session, url + "/api/v1/namespaces/default/pods", events)
+    with _replayed(stream, listing, folder, events) as (url, ca_file, dynamic, raw):
         label = f"watch {events} {case}, per-event TLS"
         for handlers in (1, 2, 4):
             name = f"{label}, {handlers} handler" + ("s" if handlers > 1 else "")
@@ -308,8 +328,6 @@ def case_results(case: str, stream: Path, listing: Path, folder: Path, events: i
                                    "official watch.stream (typed)", official,
                                    max(1, rounds - 1), target_ratio=1.0))
             api.api_client.close()  # type: ignore[attr-defined]
-        session.close()
-        dynamic.rest.close()
     return results
 
 
@@ -323,21 +341,12 @@ def real_pod_results(folder: Path, events: int, cached: int, rounds: int) -> lis
 
     stream, listing = write_updates(folder, "real-pod-updates", realapi_pods(cached), events)
     results = []
-    with replay(stream, listing, folder) as (url, ca_file):
-        dynamic = _client(url, ca_file)
-        session = requests.Session()
-        session.trust_env = False  # REQUESTS_CA_BUNDLE would override verify
-        session.verify = ca_file
-        raw = _raw_run(session, url + "/api/v1/namespaces/default/pods", events)
+    with _replayed(stream, listing, folder, events) as (_url, _ca_file, dynamic, raw):
         label = f"watch {events} updates of real v1.32 pods (managedFields), per-event TLS"
         for options in ({}, {"transform": transform_strip_managed_fields()}):
-            name = label + ", 1 handler" + (
-                ", transform_strip_managed_fields()" if options else "")
-            results.append(compare(name, events, _informer_run(
-                dynamic, events, 1, "MODIFIED", **options), "iter_lines+json.loads", raw,
-                rounds))
-        session.close()
-        dynamic.rest.close()
+            results.append(compare(label + ", 1 handler" + options_label(options), events,
+                                   _informer_run(dynamic, events, 1, "MODIFIED", **options),
+                                   "iter_lines+json.loads", raw, rounds))
     stream.unlink()
     listing.unlink()
     return results

@@ -67,7 +67,7 @@ from typing import Any
 import msgspec
 
 from benchmarks import bench_sync
-from benchmarks.bench_watch import _pods, _Span, informer_span
+from benchmarks.bench_watch import _pods, _Span, informer_span, options_label
 from benchmarks.harness import Result, compare, format_table
 from kubenb.cache.listwatch import ListWatch
 from kubenb.cache.shared_informer import SharedIndexInformer
@@ -436,13 +436,6 @@ class Run:
 RAW = "iter_lines+json.loads"
 
 
-def _options_label(options: dict[str, Any]) -> str:
-    """How a row names the informer options it runs with (none: the defaults)."""
-    if "transform" in options:
-        return ", transform_strip_managed_fields()"
-    return "".join(f", {name}={value!r}" for name, value in options.items())
-
-
 def sync_rows(run: Run) -> list[Result]:
     n, dynamic, history, rounds = run.history.pods, run.dynamic, run.history, run.rounds
     results = [compare(f"real: informer sync {n} pods", n, _sync(dynamic, history),
@@ -493,7 +486,7 @@ def update_rows(run: Run) -> list[Result]:
                               (1, {"cpu_affinity": True}), (4, {"cpu_affinity": True}),
                               (1, strip), (4, strip)):
         label = f"real: watch {m} updates, informer, {handlers} handler" + (
-            "s" if handlers > 1 else "") + _options_label(options)
+            "s" if handlers > 1 else "") + options_label(options)
         results.append(compare(label, m, _informer_watch(
             dynamic, history, history.rv_full, m, handlers, "MODIFIED", **options),
             RAW, updates, rounds, target_ratio=None if options else TARGET_WATCH))
@@ -526,7 +519,7 @@ def new_key_rows(run: Run) -> list[Result]:
     # machine, the other is left to it (docs/informers.md).
     for handlers, options in ((1, {}), (2, {}), (4, {}), (4, {"cpu_affinity": True})):
         label = f"real: watch {n} new keys, informer, {handlers} handler" + (
-            "s" if handlers > 1 else "") + _options_label(options)
+            "s" if handlers > 1 else "") + options_label(options)
         results.append(compare(label, n, _informer_watch(
             run.dynamic, history, history.rv_empty, n, handlers, "ADDED", **options),
             RAW, new_keys, run.rounds, target_ratio=None if options else TARGET_WATCH))
