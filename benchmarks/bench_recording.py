@@ -23,12 +23,14 @@ it also slows the informer's own threads while it runs beside them.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from benchmarks import vcpu_check
@@ -46,59 +48,90 @@ PODS = ResourceSpec("v1", "pods", "Pod", True, "default")
 PATHS = {"not recorded": None, "gzip": 1, "plain lines": 0}
 
 
-def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
-    events = max(1000, int(50_000 * scale))
-    rounds = max(rounds, 5)
-    wall: dict[str, list[float]] = {name: [] for name in PATHS}
-    cpu: dict[str, list[float]] = {name: [] for name in PATHS}
-    writer: dict[str, list[float]] = {name: [] for name in PATHS}
+#: Makes the Recorder of one timed run (or None: not recorded), given where to write.
+RecorderFactory = Callable[[], "Recorder | None"]
+
+
+@contextlib.contextmanager
+def firehose(events: int) -> Iterator[tuple[Path, Path, DynamicClient]]:
+    """A temporary folder, a stream of `events` pod updates in it, and a client of a
+    replay process serving that stream one event per chunk: what every timed run
+    watches."""
     with tempfile.TemporaryDirectory(prefix="kubenb-bench-") as tmp:
         stream = Path(tmp) / "stream.jsonl"
         make_stream(stream, events)
-        outputs = {"gzip": Path(tmp) / "recorded.jsonl.gz",
-                   "plain lines": Path(tmp) / "recorded.jsonl"}
         with replay_process(stream, per_event=True) as (url, _pid):
             dynamic = DynamicClient(config_from_dict({
                 "clusters": [{"name": "r", "cluster": {"server": url}}],
                 "users": [{"name": "r", "user": {}}],
                 "contexts": [{"name": "r", "context": {"cluster": "r", "user": "r"}}],
                 "current-context": "r"}))
+            try:
+                yield Path(tmp), stream, dynamic
+            finally:
+                dynamic.rest.close()
 
-            def watch(name: str) -> None:
-                seen = [0]
-                done = threading.Event()
 
-                def on_update(old: object, new: object) -> None:
-                    seen[0] += 1
-                    if seen[0] == events:
-                        done.set()
+def timed_watch(dynamic: DynamicClient, events: int,
+                make_recorder: RecorderFactory) -> tuple[float, float, float]:
+    """Watch the stream to a handler until its last update, recorded by what
+    `make_recorder` returns (started first, stopped last, inside the span): wall and
+    process CPU seconds, and the recorder's writer CPU seconds."""
+    seen = [0]
+    done = threading.Event()
 
-                list_watch = ListWatch.from_client(dynamic.resource("v1", "pods"),
-                                                   namespace="default")
-                level = PATHS[name]
-                gc.collect()
-                cpu0, wall0 = time.process_time(), time.perf_counter()
-                recorder = None
-                if level is not None:
-                    recorder = Recorder(outputs[name], [PODS], compresslevel=level).start()
-                    list_watch = recorder.list_watcher(0, list_watch)  # type: ignore[assignment]
-                informer = SharedIndexInformer(list_watch)
-                informer.add_event_handler(ResourceEventHandlerFuncs(
-                    on_add=lambda obj: None, on_update=on_update))
-                informer.start()
-                assert done.wait(600)
-                if recorder is not None:
-                    recorder.stop()
-                wall[name].append(time.perf_counter() - wall0)
-                cpu[name].append(time.process_time() - cpu0)
-                writer[name].append(recorder.writer_cpu if recorder is not None else 0.0)
-                informer.stop()
+    def on_update(old: object, new: object) -> None:
+        seen[0] += 1
+        if seen[0] == events:
+            done.set()
 
-            order = list(PATHS)
-            for r in range(rounds):
-                for name in order[r % len(order):] + order[:r % len(order)]:
-                    watch(name)
-            dynamic.rest.close()
+    list_watch = ListWatch.from_client(dynamic.resource("v1", "pods"), namespace="default")
+    gc.collect()
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    recorder = make_recorder()
+    if recorder is not None:
+        list_watch = recorder.start().list_watcher(0, list_watch)  # type: ignore[assignment]
+    informer = SharedIndexInformer(list_watch)
+    informer.add_event_handler(ResourceEventHandlerFuncs(
+        on_add=lambda obj: None, on_update=on_update))
+    informer.start()
+    try:
+        assert done.wait(600)
+        if recorder is not None:
+            recorder.stop()
+        return (time.perf_counter() - wall0, time.process_time() - cpu0,
+                recorder.writer_cpu if recorder is not None else 0.0)
+    finally:
+        informer.stop()
+
+
+def interleaved(dynamic: DynamicClient, events: int, rounds: int,
+                paths: dict[str, RecorderFactory]) -> dict[str, list[tuple[float, float, float]]]:
+    """`timed_watch` of every path, round after round, the order rotating."""
+    runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in paths}
+    order = list(paths)
+    for r in range(rounds):
+        for name in order[r % len(order):] + order[:r % len(order)]:
+            runs[name].append(timed_watch(dynamic, events, paths[name]))
+    return runs
+
+
+def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
+    events = max(1000, int(50_000 * scale))
+    rounds = max(rounds, 5)
+    with firehose(events) as (tmp, stream, dynamic):
+        outputs = {"gzip": tmp / "recorded.jsonl.gz", "plain lines": tmp / "recorded.jsonl"}
+
+        def recorder_of(name: str) -> RecorderFactory:
+            level = PATHS[name]
+            if level is None:
+                return lambda: None
+            return lambda: Recorder(outputs[name], [PODS], compresslevel=level)
+
+        runs = interleaved(dynamic, events, rounds, {name: recorder_of(name) for name in PATHS})
+        wall = {name: [w for w, _, _ in times] for name, times in runs.items()}
+        cpu = {name: [c for _, c, _ in times] for name, times in runs.items()}
+        writer = {name: [k for _, _, k in times] for name, times in runs.items()}
         base = "not recorded"
         label = f"watch {events} events to a handler, recorded"
         results = []

@@ -72,6 +72,32 @@ def test_the_handoff_check_keeps_what_one_thread_keeps() -> None:
     assert all(len(row.round_ratios) == 3 and row.target_ratio is None for row in rows)
 
 
+def test_the_recording_parts_each_run_the_whole_stream(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """benchmarks/recording_parts.py: every recorder step watches the whole stream (each
+    run waits for its last update), and the steps that write keep what they say."""
+    from benchmarks import recording_parts
+    from benchmarks.bench_recording import firehose, interleaved
+    from kubenb.recording import Recording
+
+    with firehose(120) as (_folder, _stream, dynamic):
+        (tmp_path / "memory").mkdir()
+        steps = recording_parts.paths(tmp_path, tmp_path / "memory")
+        runs = interleaved(dynamic, 120, 1, steps)
+        assert list(runs) == list(steps) and all(len(times) == 1 for times in runs.values())
+        assert all(wall > 0 and cpu > 0 for (wall, cpu, _), in runs.values())
+    # each run ends at its handler's 120th update; the replay server starts its stream
+    # again for the Reflector's next watch, so a recorder may see more before stop()
+    for name in ("plain.jsonl", "gzip.jsonl.gz"):
+        assert sum(1 for e in Recording.read(tmp_path / name).entries
+                   if (e.op, e.type) == ("event", "MODIFIED")) >= 120
+    unframed = (tmp_path / "unframed").read_bytes().split(b"\n")
+    assert sum(line.startswith(b'{"type":"MODIFIED"') for line in unframed) >= 120
+    framed = next((tmp_path / "memory").iterdir()).read_bytes()
+    assert framed.count(b'"op":"event","type":"MODIFIED"') >= 120
+    for nothing_kept in ("tap", "queued"):  # the header and the trailer, no event
+        assert b"MODIFIED" not in (tmp_path / nothing_kept).read_bytes()
+
+
 def test_the_real_cluster_rows_run_end_to_end_and_clean_up(capsys) -> None:  # type: ignore[no-untyped-def]
     """benchmarks/real_cluster.py against the embedded server (a real HTTP server, the
     official client included): every row runs on the history it wrote, the informer
