@@ -86,6 +86,7 @@ class Pacer:
         self.quiet = quiet
         self._stages = stages
         self._resume_at = limit // 2
+        self._free_divisor = max(1, self._resume_at)
         self._cond = threading.Condition(threading.Lock())
         self._waiting = 0
         self._slow: set[Any] = set()
@@ -102,8 +103,8 @@ class Pacer:
 
     def backlog(self) -> int:
         """Items held by stages that keep up; a slow stage that drained is forgiven."""
-        total = 0
         slow = self._slow
+        total = 0
         for stage, held in self._stages():
             if stage in slow:
                 if held == 0:
@@ -115,12 +116,18 @@ class Pacer:
     def pace(self) -> None:
         """Free about one event's worth of what the stages handed back; then wait until
         the keeping-up stages hold at most limit/2 items, if they hold more than
-        `limit`; never longer than `patience`."""
+        `limit`; never longer than `patience`. (Called after every watch event: the
+        common path is a handful of C calls.)"""
         if not gc.isenabled():
             self._done.clear()  # no collector count to keep flat
             return
         now = time.monotonic()
-        self._free_handed_back(quiet=now - self._last_pace >= self.quiet)
+        done = self._done
+        if done:
+            if now - self._last_pace >= self.quiet:
+                done.clear()  # nothing is being decoded ahead: all of it at once
+            else:
+                self._free_oldest(done)
         self._last_pace = now
         if self.backlog() <= self.limit:
             return
@@ -137,18 +144,17 @@ class Pacer:
                 self._slow.update(stage for stage, held in self._stages()
                                   if held > self._resume_at)
 
-    def _free_handed_back(self, quiet: bool) -> None:
-        """All of it after a quiet spell; else the oldest len/(limit/2) items, at least
-        one: in a stream, about one event's worth (see the module)."""
-        done = self._done
-        if quiet:
-            done.clear()
+    def _free_oldest(self, done: deque[Any]) -> None:
+        """The oldest len/(limit/2) items, at least one: in a stream, about one event's
+        worth (see the module)."""
+        popleft = done.popleft
+        more = len(done) // self._free_divisor - 1
+        try:
+            popleft()
+            for _ in range(more):
+                popleft()
+        except IndexError:  # close() cleared it meanwhile
             return
-        for _ in range(max(1, len(done) // max(1, self._resume_at))):
-            try:
-                done.popleft()
-            except IndexError:  # empty, or close() cleared it meanwhile
-                return
 
     def progress(self, done: Any = None) -> None:
         """A stage consumed an item: wake the Reflector if it waits and may go on.

@@ -199,6 +199,9 @@ class ProcessorListener:
         self._cond = threading.Condition(self._lock)
         self._waiting = False
         self._pending: deque[Notification] = deque()
+        #: How many notifications wait, without a Python frame (the Pacer asks after
+        #: every watch event); `_pending` is never replaced.
+        self.count_pending: Callable[[], int] = self._pending.__len__
         self._stopped = False
         self._busy = False
         self._thread: threading.Thread | None = None
@@ -532,9 +535,11 @@ class SharedProcessor:
         with self._lock:
             return self._listeners.get(listener, False)
 
-    def backlogs(self) -> list[tuple[ProcessorListener, int]]:
-        """Each listener with its queued notifications; lock-free, for the Pacer."""
-        return [(listener, listener.pending()) for listener in self._snapshot]
+    @property
+    def snapshot(self) -> tuple[ProcessorListener, ...]:
+        """The registered listeners, read without the lock (for the Pacer): a new tuple
+        whenever they change."""
+        return self._snapshot
 
     def listeners(self) -> list[ProcessorListener]:
         """The registered listeners, in registration order."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -50,6 +51,36 @@ def _resource_version(obj: Any) -> str | None:
     return meta.get("resourceVersion") if isinstance(meta, dict) else None
 
 
+class PacingStages:
+    """What the Pacer asks after every watch event: each listener and the informer's
+    queue, with what each holds. The count functions are looked up again only when the
+    listeners change (the processor's snapshot is a new tuple then), so the Reflector
+    pays a call per stage, not a walk through the processor. Holds the processor weakly:
+    the processor holds the Pacer (its `on_progress`), which holds this."""
+
+    __slots__ = ("_counts", "_listeners", "_processor", "queue")
+
+    def __init__(self, processor: SharedProcessor) -> None:
+        self._processor = weakref.ref(processor)
+        self._listeners: tuple[Any, ...] = ()
+        self._counts: tuple[tuple[Any, Callable[[], int]], ...] = ()
+        self.queue: Any = None  # the controller's DeltaFIFO, once the informer runs
+
+    def __call__(self) -> list[tuple[Any, int]]:
+        processor = self._processor()
+        if processor is None:
+            return []
+        listeners = processor.snapshot
+        if listeners is not self._listeners:
+            self._counts = tuple((listener, listener.count_pending) for listener in listeners)
+            self._listeners = listeners
+        stages = [(stage, count()) for stage, count in self._counts]
+        queue = self.queue
+        if queue is not None:
+            stages.append((queue, len(queue)))
+        return stages
+
+
 class SharedIndexInformer:
     """A shared informer over one `ListerWatcher`, with an indexed cache."""
 
@@ -74,7 +105,8 @@ class SharedIndexInformer:
         self.processor.cpu = self.cpu
         # How far the Reflector may run ahead of the queue and the listeners that keep
         # up (kubenb.cache.pacing explains why); 0 turns pacing off.
-        self.pacer: Pacer | None = Pacer(weak_method(self._pacing_stages, []), pace_limit) \
+        self._pacing_stages = PacingStages(self.processor)
+        self.pacer: Pacer | None = Pacer(self._pacing_stages, pace_limit) \
             if pace_limit > 0 else None
         if self.pacer is not None:
             self.processor.on_progress = self.pacer.progress
@@ -184,14 +216,6 @@ class SharedIndexInformer:
         if self.pacer is not None:
             self.pacer.progress()
 
-    def _pacing_stages(self) -> list[tuple[Any, int]]:
-        """The queue and every listener, with what each holds (for the Pacer)."""
-        stages = self.processor.backlogs()
-        controller = self._controller
-        if controller is not None:
-            stages.append((controller.queue, len(controller.queue)))
-        return stages
-
     def on_add(self, obj: Any, is_in_initial_list: bool) -> None:
         self.processor.distribute(AddNotification(obj, is_in_initial_list), False)
 
@@ -228,6 +252,7 @@ class SharedIndexInformer:
                 options.setdefault("watch_error_handler", self._watch_error_handler)
             if self.pacer is not None:
                 options.setdefault("pace", self.pacer.pace)
+            self._pacing_stages.queue = queue
             self._controller = Controller(
                 queue, self.list_watcher, weak_method(self.handle_deltas),
                 full_resync_period=self.resync_check_period,

@@ -282,3 +282,39 @@ def test_no_wake_up_is_lost_between_a_consuming_stage_and_the_reflector(seed: in
         thread.join(30)
     assert not thread.is_alive() and pacer.timeouts == 0
     assert pacer.waits > 0 and stages.backlogs == {"queue": 0, "listener": 0}
+
+
+def test_the_informers_stages_follow_its_listeners_and_its_queue() -> None:
+    """PacingStages caches each listener's count until the listeners change: a listener
+    added or removed later is (no longer) paced, and each count is read afresh."""
+    import gc
+
+    from kubenb.cache.delta_fifo import DeltaFIFO
+    from kubenb.cache.handlers import ResourceEventHandlerFuncs
+    from kubenb.cache.processor import AddNotification, ProcessorListener, SharedProcessor
+    from kubenb.cache.shared_informer import PacingStages
+
+    processor = SharedProcessor()
+    stages = PacingStages(processor)
+    assert stages() == []
+
+    def listener(to: SharedProcessor) -> ProcessorListener:
+        return to.add_listener(ProcessorListener(
+            ResourceEventHandlerFuncs(), 0.0, 0.0, None, lambda: True))
+
+    first = listener(processor)
+    first.add(AddNotification({"metadata": {"name": "a"}}, False))
+    assert stages() == [(first, 1)]
+    second = listener(processor)
+    for name in "bc":
+        second.add(AddNotification({"metadata": {"name": name}}, False))
+    first.add(AddNotification({"metadata": {"name": "d"}}, False))
+    assert stages() == [(first, 2), (second, 2)]  # counts read again, the new one found
+    queue = DeltaFIFO()
+    queue.add({"metadata": {"namespace": "default", "name": "e"}})
+    stages.queue = queue
+    processor.remove_listener(first)
+    assert stages() == [(second, 2), (queue, 1)]
+    del processor, first, second
+    gc.collect()
+    assert stages() == []  # held weakly: a gone processor leaves nothing to pace
