@@ -45,6 +45,12 @@ def main(argv: list[str] | None = None) -> None:
         protocol_version = "HTTP/1.1"
 
         def do_GET(self) -> None:
+            try:
+                self._respond()
+            except OSError:  # the client went away (an informer stopping): nothing to say
+                self.close_connection = True
+
+        def _respond(self) -> None:
             watching = "watch=true" in self.path.lower() or "watch=1" in self.path
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -55,19 +61,16 @@ def main(argv: list[str] | None = None) -> None:
                 return
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            try:
-                if per_event:
-                    for line in lines:
-                        self.wfile.write(b"%x\r\n" % len(line) + line + b"\r\n")
-                else:
-                    view = memoryview(stream)
-                    for start in range(0, len(stream), 65536):
-                        chunk = view[start:start + 65536]
-                        self.wfile.write(b"%x\r\n" % len(chunk) + bytes(chunk) + b"\r\n")
-                self.wfile.write(b"0\r\n\r\n")
-            except OSError:
-                pass
             self.close_connection = True
+            if per_event:
+                for line in lines:
+                    self.wfile.write(b"%x\r\n" % len(line) + line + b"\r\n")
+            else:
+                view = memoryview(stream)
+                for start in range(0, len(stream), 65536):
+                    chunk = view[start:start + 65536]
+                    self.wfile.write(b"%x\r\n" % len(chunk) + bytes(chunk) + b"\r\n")
+            self.wfile.write(b"0\r\n\r\n")
 
         def log_message(self, format: str, *args: object) -> None:
             pass
