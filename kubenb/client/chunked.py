@@ -86,6 +86,12 @@ class ChunkedBodyReader:
         """The payload of every chunk that arrived, up to about `MAX_BATCH` bytes read,
         at least one byte; b"" once the body ended. Blocks (up to the socket's timeout)
         only when nothing waits."""
+        return b"".join(self.read_payloads())
+
+    def read_payloads(self) -> list[bytes]:
+        """What `read` returns, as the chunks' payloads (a chunk cut by the end of a read
+        comes in pieces); [] once the body ended. A consumer of lines takes a chunk
+        that is one whole line as it is, not joined and split again (`Watch`)."""
         payload: list[bytes] = []
         size = 0
         while not self.done:
@@ -103,7 +109,7 @@ class ChunkedBodyReader:
             size += len(data)
             if payload and (size >= MAX_BATCH or not self._waiting()):
                 break
-        return b"".join(payload)
+        return payload
 
     def _waiting(self) -> bool:
         """Whether more of the body can be read now without blocking. When that cannot

@@ -150,14 +150,20 @@ class Watch:
         except Exception:  # closing a half-read response may fail in any way
             log.debug("closing a watch response failed", exc_info=True)
 
-    def _chunks(self) -> Iterator[bytes]:
-        """The body, one read at a time: every chunk that waits, where the connection
-        can be read directly (kubenb.client.chunked), else whatever urllib3 returns."""
+    def _reads(self) -> Iterator[list[bytes]]:
+        """The body, one read at a time, as its chunks' payloads: every chunk that waits,
+        where the connection can be read directly (kubenb.client.chunked), else
+        whatever urllib3 returns (one piece)."""
         body = ChunkedBodyReader.from_response(self._response)
-        read = body.read if body is not None else lambda: self._response.raw.read1(_READ_SIZE)
+        if body is not None:
+            read = body.read_payloads
+        else:
+            def read() -> list[bytes]:
+                data = self._response.raw.read1(_READ_SIZE)
+                return [data] if data else []
         while not self._stopped.is_set():
             try:
-                data = read()
+                pieces = read()
             except (ReadTimeoutError, TimeoutError):
                 self.end_reason = self.end_reason or "idle-timeout"
                 return
@@ -167,32 +173,42 @@ class Watch:
                 log.info("watch connection lost: %s", exc)
                 self.end_reason = "connection-lost"
                 return
-            if not data:
+            if not pieces:
                 break
-            yield data
+            yield pieces
         if not self.end_reason:
             self.end_reason = "stopped" if self._stopped.is_set() else "closed"
 
     def _line_batches(self) -> Iterator[list[bytes]]:
-        """The complete lines of each read, as one list per read."""
-        pieces: list[bytes] = []
-        for chunk in self._chunks():
-            if b"\n" not in chunk:
-                pieces.append(chunk)  # a long line: join once, when it ends
-                continue
-            if pieces:
-                pieces.append(chunk)
-                chunk = b"".join(pieces)
-                pieces = []
-            lines = chunk.split(b"\n")
-            tail = lines.pop()
-            if tail:
-                pieces.append(tail)
+        """The complete lines of each read, as one list per read. A chunk that is one
+        whole line (a server flushes each event as one) is taken as it is, its newline
+        cut: one copy, where joining the read and splitting it again made two."""
+        partial: list[bytes] = []  # the pieces of a line still to end
+        for pieces in self._reads():
+            lines: list[bytes] = []
+            for piece in pieces:
+                if (not partial and piece[-1:] == b"\n"
+                        and piece.find(b"\n", 0, -1) < 0):
+                    lines.append(piece[:-1])
+                    continue
+                if b"\n" not in piece:
+                    partial.append(piece)  # a long line: join once, when it ends
+                    continue
+                if partial:
+                    partial.append(piece)
+                    piece = b"".join(partial)
+                    partial = []
+                ended = piece.split(b"\n")
+                tail = ended.pop()
+                if tail:
+                    partial.append(tail)
+                lines += ended
             if self._stopped.is_set():
                 return
-            yield lines
-        if pieces and not self._stopped.is_set() and self.end_reason == "closed":
-            yield [b"".join(pieces)]  # a last frame without its newline
+            if lines:
+                yield lines
+        if partial and not self._stopped.is_set() and self.end_reason == "closed":
+            yield [b"".join(partial)]  # a last frame without its newline
 
 
 def _socket_of(response: requests.Response) -> socket.socket | None:

@@ -7,6 +7,8 @@ import threading
 
 import pytest
 import requests
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubenb.client.dynamic import ResourceClient
 from kubenb.client.rest import RESTClient
@@ -192,3 +194,37 @@ def test_watch_read_timeout_via_rest(rest: RESTClient, configmaps: ResourceClien
     with rest.watch(configmaps.path(), query, read_timeout=0.3) as watch:
         assert list(watch) == []
     assert watch.end_reason == "idle-timeout"
+
+
+class _ScriptedReads(Watch):
+    """A Watch whose reads are given: each a list of the chunks' payload pieces."""
+
+    def __init__(self, reads: list[list[bytes]]) -> None:
+        super().__init__(requests.Response())
+        self._scripted = reads
+
+    def _reads(self):  # type: ignore[no-untyped-def]
+        yield from self._scripted
+        self.end_reason = "closed"
+
+
+@given(lines=st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")),
+                      max_size=12),
+       tail=st.binary(max_size=5).map(lambda b: b.replace(b"\n", b"")),
+       data=st.data())
+@settings(max_examples=300, deadline=None)
+def test_any_pieces_and_reads_give_the_body_lines_back(lines: list[bytes], tail: bytes,
+                                                        data: st.DataObject) -> None:
+    """Whole-line chunks taken as they are, lines cut across pieces and reads, several
+    lines in one piece, blank lines: the lines come back exactly, in order, and a last
+    line without its newline when the stream closed."""
+    body = b"".join(line + b"\n" for line in lines) + tail
+    cuts = sorted(set(data.draw(st.lists(st.integers(0, len(body)), max_size=10))))
+    pieces = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True) if b > a]
+    groups = sorted(set(data.draw(st.lists(st.integers(1, max(1, len(pieces))),
+                                           max_size=4))))
+    bounds = zip([0, *groups], [*groups, len(pieces)], strict=True)
+    reads = [pieces[a:b] for a, b in bounds if b > a]
+    batches = list(_ScriptedReads(reads)._line_batches())
+    assert all(batches)
+    assert [line for batch in batches for line in batch] == lines + ([tail] if tail else [])
