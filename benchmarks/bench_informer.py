@@ -68,6 +68,20 @@ def _stop_official(informer: object) -> None:
         informer._watch.stop()  # type: ignore[attr-defined]
 
 
+def counting_handler(events: int) -> tuple[ResourceEventHandlerFuncs, threading.Event]:
+    """A handler that ignores adds, and the event it sets at its `events`-th update:
+    what a watch row waits for."""
+    seen = [0]
+    done = threading.Event()
+
+    def on_update(old: object, new: object) -> None:
+        seen[0] += 1
+        if seen[0] == events:
+            done.set()
+
+    return ResourceEventHandlerFuncs(on_add=lambda obj: None, on_update=on_update), done
+
+
 def _kubenb_informer(dynamic: DynamicClient, handler: object = None,
                      **options: object) -> SharedIndexInformer:
     informer = SharedIndexInformer(ListWatch.from_client(
@@ -242,16 +256,8 @@ def watch_results(events: int, rounds: int) -> list[Result]:
             api = kubernetes.client.CoreV1Api(kubernetes.client.ApiClient(configuration))
 
             def kubenb_watch(**options: object) -> None:
-                seen = [0]
-                done = threading.Event()
-
-                def on_update(old: object, new: object) -> None:
-                    seen[0] += 1
-                    if seen[0] == events:
-                        done.set()
-
-                informer = _kubenb_informer(dynamic, ResourceEventHandlerFuncs(
-                    on_add=lambda obj: None, on_update=on_update), **options).start()
+                handler, done = counting_handler(events)
+                informer = _kubenb_informer(dynamic, handler, **options).start()
                 assert done.wait(600)
                 informer.stop()
 

@@ -28,15 +28,13 @@ import gc
 import os
 import statistics
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from benchmarks import vcpu_check
-from benchmarks.bench_informer import make_stream, replay_process
+from benchmarks.bench_informer import counting_handler, make_stream, replay_process
 from benchmarks.harness import Result
-from kubenb.cache.handlers import ResourceEventHandlerFuncs
 from kubenb.cache.listwatch import ListWatch
 from kubenb.cache.shared_informer import SharedIndexInformer
 from kubenb.client.config import config_from_dict
@@ -77,14 +75,7 @@ def timed_watch(dynamic: DynamicClient, events: int,
     """Watch the stream to a handler until its last update, recorded by what
     `make_recorder` returns (started first, stopped last, inside the span): wall and
     process CPU seconds, and the recorder's writer CPU seconds."""
-    seen = [0]
-    done = threading.Event()
-
-    def on_update(old: object, new: object) -> None:
-        seen[0] += 1
-        if seen[0] == events:
-            done.set()
-
+    handler, done = counting_handler(events)
     list_watch = ListWatch.from_client(dynamic.resource("v1", "pods"), namespace="default")
     gc.collect()
     cpu0, wall0 = time.process_time(), time.perf_counter()
@@ -92,8 +83,7 @@ def timed_watch(dynamic: DynamicClient, events: int,
     if recorder is not None:
         list_watch = recorder.start().list_watcher(0, list_watch)  # type: ignore[assignment]
     informer = SharedIndexInformer(list_watch)
-    informer.add_event_handler(ResourceEventHandlerFuncs(
-        on_add=lambda obj: None, on_update=on_update))
+    informer.add_event_handler(handler)
     informer.start()
     try:
         assert done.wait(600)
