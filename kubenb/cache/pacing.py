@@ -103,8 +103,8 @@ class Pacer:
 
     def backlog(self) -> int:
         """Items held by stages that keep up; a slow stage that drained is forgiven."""
-        slow = self._slow
         total = 0
+        slow = self._slow
         for stage, held in self._stages():
             if stage in slow:
                 if held == 0:

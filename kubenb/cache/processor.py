@@ -199,9 +199,10 @@ class ProcessorListener:
         self._cond = threading.Condition(self._lock)
         self._waiting = False
         self._pending: deque[Notification] = deque()
-        #: How many notifications wait, without a Python frame (the Pacer asks after
-        #: every watch event); `_pending` is never replaced.
-        self.count_pending: Callable[[], int] = self._pending.__len__
+        #: `pending()`: notifications queued and not yet handed to the handler. The
+        #: queue's own `len` (`_pending` is never replaced), so no Python frame: the
+        #: Pacer asks after every watch event.
+        self.pending: Callable[[], int] = self._pending.__len__
         self._stopped = False
         self._busy = False
         self._thread: threading.Thread | None = None
@@ -378,10 +379,6 @@ class ProcessorListener:
             return self._next_resync
 
     # ------------------------------------------------------------------ stats
-
-    def pending(self) -> int:
-        """Notifications queued and not yet handed to the handler."""
-        return len(self._pending)
 
     def stats(self) -> dict[str, Any]:
         """A snapshot for metrics and teaching views. adds/updates/deletes count the

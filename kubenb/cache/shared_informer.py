@@ -72,7 +72,7 @@ class PacingStages:
             return []
         listeners = processor.snapshot
         if listeners is not self._listeners:
-            self._counts = tuple((listener, listener.count_pending) for listener in listeners)
+            self._counts = tuple((listener, listener.pending) for listener in listeners)
             self._listeners = listeners
         stages = [(stage, count()) for stage, count in self._counts]
         queue = self.queue

@@ -82,15 +82,11 @@ class ChunkedBodyReader:
             return None
         return cls(fp, sock)
 
-    def read(self) -> bytes:
+    def read(self) -> list[bytes]:
         """The payload of every chunk that arrived, up to about `MAX_BATCH` bytes read,
-        at least one byte; b"" once the body ended. Blocks (up to the socket's timeout)
-        only when nothing waits."""
-        return b"".join(self.read_payloads())
-
-    def read_payloads(self) -> list[bytes]:
-        """What `read` returns, as the chunks' payloads (a chunk cut by the end of a read
-        comes in pieces); [] once the body ended. A consumer of lines takes a chunk
+        at least one byte, one piece a chunk (a chunk cut by the end of a read comes in
+        pieces); [] once the body ended. Blocks (up to the socket's timeout) only when
+        nothing waits. Pieces, not one joined buffer: a consumer of lines takes a chunk
         that is one whole line as it is, not joined and split again (`Watch`)."""
         payload: list[bytes] = []
         size = 0

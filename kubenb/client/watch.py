@@ -156,7 +156,7 @@ class Watch:
         whatever urllib3 returns (one piece)."""
         body = ChunkedBodyReader.from_response(self._response)
         if body is not None:
-            read = body.read_payloads
+            read = body.read
         else:
             def read() -> list[bytes]:
                 data = self._response.raw.read1(_READ_SIZE)
