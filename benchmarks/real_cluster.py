@@ -406,7 +406,8 @@ def _bytes_watch_list(config: Config, history: History) -> Callable[[], None]:
             # last len(mark) - 1 bytes before it, too few to hold a whole mark twice.
             tail, added = b"", 0
             reader = ChunkedBodyReader.from_response(resp)
-            pieces = iter(reader.read, b"") if reader else resp.iter_content(1 << 16)
+            pieces = (b"".join(read) for read in iter(reader.read, [])) if reader \
+                else resp.iter_content(1 << 16)
             for piece in pieces:
                 window = tail + piece
                 added += window[max(0, len(tail) - len(added_mark) + 1):].count(added_mark)
