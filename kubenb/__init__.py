@@ -1,10 +1,9 @@
 """kubenb: client-go's cache machinery in Python, live in Jupyter."""
 
+from kubenb._version import __version__
 from kubenb.clock import FakeClock, RealClock
 from kubenb.cluster import Cluster, connect, embedded
 from kubenb.gc_policy import CacheGCPolicy, cache_gc_policy
-
-__version__ = "0.1.0"
 
 __all__ = [
     "CacheGCPolicy",

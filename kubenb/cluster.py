@@ -19,7 +19,6 @@ from kubenb.cache.affinity import CpuAffinity
 from kubenb.cache.factory import SharedInformerFactory
 from kubenb.cache.lister import Lister
 from kubenb.cache.reflector import default_watch_error_handler
-from kubenb.cache.selectors import parse_field_selector, parse_label_selector
 from kubenb.cache.shared_informer import InformerStateError, SharedIndexInformer
 from kubenb.client.config import Config, load_config
 from kubenb.client.discovery import DiscoveryClient, ResourceInfo, RESTMapper
@@ -27,6 +26,8 @@ from kubenb.client.dynamic import DynamicClient, ResourceClient, _selector
 from kubenb.client.rest import RESTClient
 from kubenb.client.typed import Clientset
 from kubenb.errors import ApiError, BadRequest, KubenbError, NoResourceMatchError
+from kubenb.fields import parse_field_selector
+from kubenb.labels import parse_label_selector
 from kubenb.redact import redact_url
 
 if TYPE_CHECKING:

@@ -33,19 +33,18 @@ from kubenb.cache.processor import (
 )
 from kubenb.cache.real_fifo import RealFIFO
 from kubenb.cache.reflector import Reflector
-from kubenb.cache.selectors import (
-    FieldSelector,
-    LabelSelector,
-    everything,
-    label_selector_from_dict,
-    parse_field_selector,
-    parse_label_selector,
-)
 from kubenb.cache.shared_informer import SharedIndexInformer
 from kubenb.cache.store import Indexer, Store, ThreadSafeStore, new_indexer, new_store
 from kubenb.cache.synctrack import AsyncTracker, SingleFileTracker
 from kubenb.cache.transforms import transform_strip_managed_fields
 from kubenb.cache.wait import wait_for_cache_sync, wait_for_named_cache_sync
+from kubenb.fields import FieldSelector, parse_field_selector
+from kubenb.labels import (
+    LabelSelector,
+    everything,
+    label_selector_from_dict,
+    parse_label_selector,
+)
 
 __all__ = [
     "FIFO",

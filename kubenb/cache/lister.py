@@ -13,13 +13,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubenb.cache.keys import NAMESPACE_INDEX
-from kubenb.cache.selectors import (
+from kubenb.errors import IndexNotFoundError, KubenbError, NotFound, SelectorError
+from kubenb.labels import (
     LabelSelector,
     everything,
     parse_label_selector,
     selector_from_set,
 )
-from kubenb.errors import IndexNotFoundError, KubenbError, NotFound, SelectorError
 
 __all__ = [
     "AppendFunc",

@@ -27,6 +27,7 @@ from urllib.parse import unquote
 import requests
 
 from kubenb.client.decode import loads
+from kubenb.client.transport import user_agent as transport_user_agent
 from kubenb.clock import Clock, RealClock
 from kubenb.errors import (
     InvalidResponseError,
@@ -51,12 +52,6 @@ _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _RETRY_CODES = frozenset({429, 500, 502, 503, 504})
 
 
-def _user_agent() -> str:
-    from kubenb import __version__
-
-    return f"kubenb/{__version__}"
-
-
 class RESTClient:
     """Verbs against one API server described by a `Config`.
 
@@ -78,7 +73,7 @@ class RESTClient:
         self.retry_backoff = retry_backoff
         self.max_retry_after = max_retry_after
         self.clock = clock or RealClock()
-        self.user_agent = user_agent or _user_agent()
+        self.user_agent = user_agent or transport_user_agent()
         self.timeout = getattr(config, "timeout", (10, 60))
         self._session: requests.Session | None = None
         self._session_lock = threading.Lock()

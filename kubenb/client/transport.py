@@ -30,6 +30,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from requests.utils import get_environ_proxies
 
+from kubenb._version import __version__
 from kubenb.client import abort
 from kubenb.errors import KubeConfigError
 from kubenb.redact import redact_url  # noqa: F401  (imported from here by older code)
@@ -171,21 +172,7 @@ def _is_loopback(host: str) -> bool:
 
 def user_agent() -> str:
     """`kubenb/<version>`, the User-Agent every request carries."""
-    try:
-        import kubenb
-
-        version = getattr(kubenb, "__version__", None)
-    except ImportError:  # pragma: no cover - kubenb is always importable here
-        version = None
-    if not version:
-        from importlib.metadata import PackageNotFoundError
-        from importlib.metadata import version as dist_version
-
-        try:
-            version = dist_version("kubenb")
-        except PackageNotFoundError:
-            version = "unknown"
-    return f"kubenb/{version}"
+    return f"kubenb/{__version__}"
 
 
 def new_session(config: Config) -> requests.Session:

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from kubenb.cache.selectors import LabelSelector, label_selector_from_dict
 from kubenb.clock import Clock
 from kubenb.controller.record import get_reference
 from kubenb.controller.runner import controller_of
 from kubenb.errors import Conflict, KubenbError, NotFound
+from kubenb.labels import LabelSelector, label_selector_from_dict
 
 __all__ = [
     "POD_TEMPLATE_HASH_LABEL",

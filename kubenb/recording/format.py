@@ -38,6 +38,7 @@ from typing import Any
 
 import msgspec
 
+from kubenb._version import __version__
 from kubenb.client.decode import decode_json
 from kubenb.errors import KubenbError
 
@@ -126,8 +127,6 @@ def make_header(resources: Iterable[ResourceSpec], *, started: float | None = No
                 redaction: dict[str, Any] | None = None,
                 limits: dict[str, Any] | None = None, source: str = "") -> dict[str, Any]:
     """The first line of a recording (`started`: epoch seconds, default now)."""
-    from kubenb import __version__
-
     started = _dt.datetime.now(_dt.timezone.utc).timestamp() if started is None else started
     stamp = _dt.datetime.fromtimestamp(started, _dt.timezone.utc)
     return {"format": FORMAT, "version": VERSION,
