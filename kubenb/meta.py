@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["has_meta", "labels", "name", "namespace", "resource_version", "uid"]
+__all__ = ["has_meta", "labels", "name", "namespace", "nested_field", "resource_version", "uid"]
 
 
 def dict_field(obj: dict[str, Any], key: str) -> dict[str, Any]:
@@ -16,6 +16,20 @@ def dict_field(obj: dict[str, Any], key: str) -> dict[str, Any]:
     missing or malformed (null, a string) without a check at every step."""
     value = obj.get(key)
     return value if isinstance(value, dict) else {}
+
+
+def nested_field(obj: Any, *fields: str) -> Any:
+    """The value at `obj[f0][f1]...`, or None where a step is missing or not a dict.
+
+    apimachinery's `unstructured.NestedFieldNoCopy`, without its found flag and error:
+    table cells and traits read optional fields of any shape, and None is what they show
+    for all three cases. The value is the object's own, not a copy.
+    """
+    for field in fields:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(field)
+    return obj
 
 
 def has_meta(obj: Any) -> bool:
