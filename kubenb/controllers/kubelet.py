@@ -44,7 +44,7 @@ from kubenb.controllers.controller_utils import (
 from kubenb.errors import AlreadyExists, Conflict, KubenbError, NotFound
 
 # The same Node, image references and ids, whoever writes them (seeded pods or this kubelet).
-from kubenb.server.churn import NODE_NAME, _digest, _image_ref, node_body
+from kubenb.nodeinfo import NODE_NAME, image_id, image_ref, node_body, node_digest
 
 __all__ = ["NODE_NAME", "Kubelet", "node_body"]
 
@@ -73,16 +73,15 @@ def _condition(kind: str, status: bool, at: str, reason: str = "",
 def _container_status(pod: dict[str, Any], container: dict[str, Any], state: dict[str, Any],
                       ready: bool, restarts: int = 0,
                       last: dict[str, Any] | None = None) -> dict[str, Any]:
-    image = _image_ref(str(container.get("image") or ""))
+    image = image_ref(str(container.get("image") or ""))
     running = "waiting" not in state
     status: dict[str, Any] = {"name": container.get("name", ""), "state": state,
                               "lastState": last or {}, "ready": ready, "restartCount": restarts,
                               "image": image,
-                              "imageID": (f"{image.rsplit(':', 1)[0]}@sha256:"
-                                          f"{_digest('image', image)}" if running else ""),
+                              "imageID": image_id(image) if running else "",
                               "started": "running" in state}
     if running:
-        status["containerID"] = "containerd://" + _digest(
+        status["containerID"] = "containerd://" + node_digest(
             meta(pod).get("uid", ""), container.get("name", ""), str(restarts))
     return status
 
