@@ -21,7 +21,7 @@ from typing import Any
 from kubenb.server import errors
 from kubenb.server.apply import Manager
 from kubenb.server.defaults import KUBERNETES_SERVICE_IP, SYSTEM_PRIORITY_CLASSES
-from kubenb.server.rest import Registry
+from kubenb.server.registry import Registry
 
 APISERVER = Manager("kube-apiserver")
 _BOOTSTRAP_LABELS = {"kubernetes.io/bootstrapping": "rbac-defaults"}

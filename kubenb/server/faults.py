@@ -17,9 +17,10 @@ from typing import Any
 
 from kubenb.errors import KubenbError
 from kubenb.server import errors
+from kubenb.server.continue_tokens import CONTINUE_EXPIRED, decode_continue, encode_continue
 from kubenb.server.handlers import Request, Response, status_response
+from kubenb.server.params import bool_param
 from kubenb.server.resources import ResourceRegistry
-from kubenb.server.rest import _CONTINUE_EXPIRED, bool_param, decode_continue, encode_continue
 from kubenb.server.storage import Storage
 
 VERBS = ("get", "list", "watch", "create", "update", "patch", "delete", "deletecollection")
@@ -295,5 +296,5 @@ class Faults:
             return None
         with self._lock:
             self._stats["continue_expired"] += 1
-        return status_response(errors.expired(_CONTINUE_EXPIRED,
+        return status_response(errors.expired(CONTINUE_EXPIRED,
                                               {"continue": encode_continue(-1, start)}))

@@ -34,9 +34,10 @@ from kubenb.server.encoding import (
     negotiate,
     parse_media_type,
 )
+from kubenb.server.params import bool_param, go_parse_bool
 from kubenb.server.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH
+from kubenb.server.registry import Registry, present
 from kubenb.server.resources import ResourceRegistry, ResourceType
-from kubenb.server.rest import Registry, bool_param, go_parse_bool, present
 from kubenb.server.storage import Storage
 from kubenb.server.watch import WatchStream
 

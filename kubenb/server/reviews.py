@@ -26,8 +26,8 @@ from kubenb.server.encoding import now_rfc3339
 from kubenb.server.patch import (
     MERGE_PATCH,
 )
+from kubenb.server.registry import Registry
 from kubenb.server.resources import ResourceType
-from kubenb.server.rest import Registry
 
 Obj = dict[str, Any]
 

@@ -22,8 +22,8 @@ from kubenb.server.faults import Faults
 from kubenb.server.handlers import ApiHandler
 from kubenb.server.http import KubeHTTPServer
 from kubenb.server.kubeconfig import write_kubeconfig
+from kubenb.server.registry import SYSTEM_NAMESPACES, Registry
 from kubenb.server.resources import ResourceRegistry
-from kubenb.server.rest import SYSTEM_NAMESPACES, Registry
 from kubenb.server.storage import DEFAULT_WATCH_BUFFER_BYTES, Storage
 from kubenb.server.tls import (
     SERVING_NAMES,

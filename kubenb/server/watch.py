@@ -17,8 +17,8 @@ from typing import Any
 from kubenb.server import errors
 from kubenb.server.encoding import dumps, dumps_line
 from kubenb.server.filters import make_predicate
+from kubenb.server.params import bool_param, parse_rv
 from kubenb.server.resources import ResourceType
-from kubenb.server.rest import bool_param, parse_rv
 from kubenb.server.storage import ADDED, DELETED, MODIFIED, Event, Storage, TooOldError
 from kubenb.server.validation import list_options_problems
 

@@ -18,7 +18,7 @@ import pytest
 import requests
 
 from kubenb.server import EmbeddedServer
-from kubenb.server.rest import bool_param, go_parse_bool
+from kubenb.server.params import bool_param, go_parse_bool
 from tests.helpers import wait_until
 from tests.server.conftest import Api
 

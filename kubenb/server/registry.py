@@ -9,27 +9,31 @@ CustomResourceDefinitions also start (or stop) serving their resources.
 
 `Registry.for_dry_run()` is the apiserver's DryRunnableStorage in small: the same checks
 and answers, but nothing is stored, no resourceVersion is taken and no watch sees it.
+
+One concept, so one module past the usual length: every verb shares the same metadata
+rules, the same lock and the same dry-run switch. What a verb only consults lives
+beside it: query parameters in `params`, continue tokens in `continue_tokens`, what a
+DELETE stores in `deletion`.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import builtins
 import copy
 import json
 import random
 import uuid
-from collections.abc import Mapping
-from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from kubenb.meta import dict_field
 from kubenb.server import crd as crds
 from kubenb.server import defaults, errors
 from kubenb.server.apply import Manager, server_side_apply, track_update
+from kubenb.server.continue_tokens import CONTINUE_EXPIRED, decode_continue, encode_continue
+from kubenb.server.deletion import marked_for_deletion
 from kubenb.server.encoding import TooDeepError, check_depth, now_rfc3339
 from kubenb.server.filters import Predicate, make_predicate
+from kubenb.server.params import int_param, parse_rv
 from kubenb.server.patch import (
     JSON_PATCH,
     MERGE_PATCH,
@@ -44,6 +48,8 @@ from kubenb.server.resources import ResourceRegistry, ResourceType, scale_of, wi
 from kubenb.server.storage import Obj, Storage, TooOldError
 from kubenb.server.validation import list_options_problems, validate_metadata, validate_object
 
+__all__ = ["SYSTEM_NAMESPACES", "Registry", "present"]
+
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion",
@@ -54,13 +60,6 @@ _SYSTEM = Manager("kube-apiserver")
 _CR_PATCH_TYPES = ("the body of the request was in an unknown format - accepted media types "
                    "include: application/json-patch+json, application/merge-patch+json, "
                    "application/apply-patch+yaml")
-_CONTINUE_EXPIRED = (
-    "The provided continue parameter is too old to display a consistent list result. You can "
-    "start a new list without the continue parameter, or use the continue token in this "
-    "response to retrieve the remainder of the results. Continuing with the provided token "
-    "results in an inconsistent list - objects that were created, modified, or deleted between "
-    "the time the first chunk was returned and now may show up in the list."
-)
 
 
 def _ordered_meta(meta: dict[str, Any]) -> dict[str, Any]:
@@ -127,28 +126,6 @@ def _as_dry_run(obj: Obj, prev: Obj | None) -> Obj:
     else:
         meta.pop("resourceVersion", None)
     return dict(obj, metadata=meta)
-
-
-def encode_continue(rv: int, start: str) -> str:
-    """An opaque continue token, shaped like the apiserver's (base64url JSON, no padding)."""
-    raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start},
-                     separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_continue(token: str) -> tuple[int, str]:
-    """(rv, start key) of a continue token; 400 BadRequest if it is not one of ours."""
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        data = json.loads(raw)
-        if data.get("v") != "meta.k8s.io/v1":
-            raise ValueError("unknown version")
-        rv, start = int(data["rv"]), str(data["start"])
-    except (ValueError, TypeError, KeyError, AttributeError, binascii.Error,
-            UnicodeDecodeError) as exc:
-        raise errors.bad_request(
-            f"invalid continue token: continue key is not valid: {exc}") from None
-    return rv, start
 
 
 class Registry:
@@ -230,7 +207,7 @@ class Registry:
             raise errors.invalid_list_options(problems)
         predicate = make_predicate(rtype, params.get("labelSelector", ""),
                                    params.get("fieldSelector", ""))
-        limit = _int_param(params, "limit", 0)
+        limit = int_param(params, "limit", 0)
         token = params.get("continue", "")
         rv_param = params.get("resourceVersion", "")
         match = params.get("resourceVersionMatch", "")
@@ -242,7 +219,7 @@ class Registry:
                     "specifying resource version is not allowed when using continue")
             rv, start = decode_continue(token)
             if rv >= 0 and (self.continue_expired or rv < self.storage.oldest_resource_version):
-                raise errors.expired(_CONTINUE_EXPIRED,
+                raise errors.expired(CONTINUE_EXPIRED,
                                      {"continue": encode_continue(-1, start)})
             items, rv = self._read(rtype, ns, None if rv < 0 else rv)
         elif rv_param in ("", "0"):
@@ -250,7 +227,7 @@ class Registry:
                 limit = 0  # served "from the watch cache", which ignores limit (W8)
             items, rv = self._read(rtype, ns, None)
         else:
-            wanted = _rv_param(rv_param)
+            wanted = parse_rv(rv_param)
             current = self.storage.resource_version
             if wanted > current and not self.storage.wait_for(wanted, self.too_large_rv_wait):
                 raise errors.too_large_resource_version(wanted, self.storage.resource_version)
@@ -273,7 +250,7 @@ class Registry:
         try:
             return self.storage.list_at(rtype.key, ns or None, rv), rv
         except TooOldError:
-            raise errors.expired(_CONTINUE_EXPIRED) from None
+            raise errors.expired(CONTINUE_EXPIRED) from None
 
     def _page(self, rtype: ResourceType, namespace: str | None, items: builtins.list[Obj], rv: int,
               start: str, limit: int, predicate: Predicate | None) -> Obj:
@@ -775,10 +752,11 @@ class Registry:
                     f"({old['metadata']['resourceVersion']}). The object might have been "
                     "modified")
             meta = old["metadata"]
-            marked = _marked_for_deletion(rtype, old, options)
+            marked = marked_for_deletion(rtype, old, options)
             if marked is old:
                 return present(rtype, old)
             if marked is not None:
+                marked = dict(marked, metadata=_ordered_meta(marked["metadata"]))
                 if rtype.key == "namespaces":  # finalizers hold it: Terminating, emptied
                     marked = dict(marked, status=dict(marked.get("status") or {},
                                                       phase="Terminating"))
@@ -843,136 +821,3 @@ class Registry:
             assert ns_type is not None
             self.create(ns_type, "", {"metadata": {"name": name}}, manager=_SYSTEM)
 
-
-def _int_param(params: dict[str, str], name: str, default: int) -> int:
-    text = params.get(name, "")
-    if text == "":
-        return default
-    try:
-        return int(text)
-    except ValueError:
-        raise errors.bad_request(f'invalid value "{text}" for query parameter {name}: '
-                                 "expected an integer") from None
-
-
-def _rv_param(text: str) -> int:
-    try:
-        value = int(text)
-        if value < 0:
-            raise ValueError
-        return value
-    except ValueError:
-        raise errors.bad_request(f'invalid resource version "{text}"') from None
-
-
-def parse_rv(text: str) -> int:
-    """A resourceVersion query value as an int (400 if it is not one)."""
-    return _rv_param(text)
-
-
-def bool_param(params: Mapping[str, str], name: str) -> bool | None:
-    """A boolean query parameter (`watch`, `allowWatchBookmarks`, `sendInitialEvents`,
-    `force`) the way the apiserver decodes query parameters into its options
-    (apimachinery's `Convert_Slice_string_To_bool`): None when absent; False for "0" and
-    "false" in any case; True for anything else, an empty value included. So "True" (what
-    the official Python client 36 sends) and "1" are true, and no value is an error."""
-    value = params.get(name)
-    if value is None:
-        return None
-    return not (value == "0" or value.casefold() == "false")
-
-
-_GO_TRUE = ("1", "t", "T", "TRUE", "true", "True")
-_GO_FALSE = ("0", "f", "F", "FALSE", "false", "False")
-
-
-def go_parse_bool(text: str) -> bool | None:
-    """Go's `strconv.ParseBool`: True or False for its twelve spellings, else None.
-    The apiserver reads `?pretty=` with it and treats anything else as false."""
-    if text in _GO_TRUE:
-        return True
-    if text in _GO_FALSE:
-        return False
-    return None
-_GC_FINALIZERS = {"Orphan": "orphan", "Foreground": "foregroundDeletion"}
-
-
-def _marked_for_deletion(rtype: ResourceType, old: Obj, options: dict[str, Any]) -> Obj | None:
-    """What a DELETE stores instead of removing the object (the apiserver's BeforeDelete and
-    deletionFinalizersForGarbageCollection), `old` when nothing changes, None to remove it.
-
-    propagationPolicy Orphan / Foreground (or orphanDependents) put the `orphan` /
-    `foregroundDeletion` finalizer on the object for the garbage collector. A pod that is
-    bound to a node and not finished is deleted gracefully: deletionTimestamp is now plus
-    its grace period (gracePeriodSeconds, else spec.terminationGracePeriodSeconds, 30) and
-    the kubelet removes it; a later DELETE may only shorten that period.
-    """
-    meta = old["metadata"]
-    policy = options.get("propagationPolicy")
-    orphan = options.get("orphanDependents")
-    if policy is not None and policy not in ("Orphan", "Background", "Foreground"):
-        raise errors.invalid("DeleteOptions", "", [errors.cause(
-            "FieldValueNotSupported", "propagationPolicy",
-            f'Unsupported value: "{policy}": supported values: "Foreground", "Background", '
-            '"Orphan", "nil"')], "meta.k8s.io")
-    if policy is not None and orphan is not None:
-        raise errors.invalid("DeleteOptions", "", [errors.cause(
-            "FieldValueInvalid", "orphanDependents",
-            f"Invalid value: {json.dumps(orphan)}: orphanDependents and deletionPropagation "
-            "cannot be both set")], "meta.k8s.io")
-    grace = _grace_period(rtype, old, options)
-    pending = meta.get("deletionGracePeriodSeconds")
-    now = datetime.now(timezone.utc)
-    if meta.get("deletionTimestamp") and pending:  # a graceful deletion is under way
-        if grace is None or grace >= pending:
-            return old
-        if grace == 0 and not meta.get("finalizers"):
-            return None
-        stamp = _parse_time(meta["deletionTimestamp"]) - timedelta(seconds=pending - grace)
-        return dict(old, metadata=_ordered_meta(dict(
-            meta, deletionTimestamp=_rfc3339(stamp), deletionGracePeriodSeconds=grace)))
-    finalizers = list(meta.get("finalizers") or [])
-    if rtype.key != "namespaces" and (policy is not None or orphan is not None):
-        wanted = _GC_FINALIZERS.get(policy or ("Orphan" if orphan else "Background"))
-        finalizers = [f for f in finalizers if f not in _GC_FINALIZERS.values()]
-        finalizers += [wanted] if wanted else []
-    if meta.get("deletionTimestamp"):
-        grace = None  # being deleted already: only the finalizers may change
-    if not grace and not finalizers:
-        return None
-    changed = dict(meta, finalizers=finalizers) if finalizers else {
-        k: v for k, v in meta.items() if k != "finalizers"}
-    if grace:
-        changed.update(deletionTimestamp=_rfc3339(now + timedelta(seconds=grace)),
-                       deletionGracePeriodSeconds=grace)
-    elif not meta.get("deletionTimestamp"):
-        changed.update(deletionTimestamp=_rfc3339(now), deletionGracePeriodSeconds=0)
-    return old if changed == meta else dict(old, metadata=_ordered_meta(changed))
-
-
-def _grace_period(rtype: ResourceType, pod: Obj, options: dict[str, Any]) -> int | None:
-    """A pod's grace period for this DELETE (podStrategy.CheckGracefulDelete); None for
-    every other type: they are never deleted gracefully."""
-    if rtype.key != "pods":
-        return None
-    spec = pod.get("spec") or {}
-    raw = options.get("gracePeriodSeconds")
-    if raw is None:
-        raw = spec.get("terminationGracePeriodSeconds", 30)
-    try:
-        period = int(raw)
-    except (TypeError, ValueError):
-        raise errors.bad_request(f'invalid value "{raw}" for gracePeriodSeconds: expected an '
-                                 "integer") from None
-    if not spec.get("nodeName") or (pod.get("status") or {}).get("phase") in (
-            "Succeeded", "Failed"):
-        return 0  # never scheduled, or already finished: nothing to stop
-    return 1 if period < 0 else period
-
-
-def _parse_time(text: str) -> datetime:
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
-
-
-def _rfc3339(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
