@@ -10,12 +10,13 @@ here what to store and keeps the locking and the writing.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+import time
 from typing import Any
 
 from kubenb.server import errors
 from kubenb.server.resources import ResourceType
 from kubenb.server.storage import Obj
+from kubenb.timeutil import format_time, parse_time
 
 __all__ = ["marked_for_deletion"]
 
@@ -48,15 +49,17 @@ def marked_for_deletion(rtype: ResourceType, old: Obj, options: dict[str, Any]) 
             "cannot be both set")], "meta.k8s.io")
     grace = _grace_period(rtype, old, options)
     pending = meta.get("deletionGracePeriodSeconds")
-    now = datetime.now(timezone.utc)
+    now = time.time()
     if meta.get("deletionTimestamp") and pending:  # a graceful deletion is under way
         if grace is None or grace >= pending:
             return old
         if grace == 0 and not meta.get("finalizers"):
             return None
-        stamp = _parse_time(meta["deletionTimestamp"]) - timedelta(seconds=pending - grace)
-        return dict(old, metadata=dict(
-            meta, deletionTimestamp=_rfc3339(stamp), deletionGracePeriodSeconds=grace))
+        due = parse_time(meta["deletionTimestamp"])
+        if due is None:  # not a time the server wrote: the period counts from now
+            due = now + pending
+        return dict(old, metadata=dict(meta, deletionTimestamp=format_time(
+            due - (pending - grace)), deletionGracePeriodSeconds=grace))
     finalizers = list(meta.get("finalizers") or [])
     if rtype.key != "namespaces" and (policy is not None or orphan is not None):
         wanted = _GC_FINALIZERS.get(policy or ("Orphan" if orphan else "Background"))
@@ -69,10 +72,10 @@ def marked_for_deletion(rtype: ResourceType, old: Obj, options: dict[str, Any]) 
     changed = dict(meta, finalizers=finalizers) if finalizers else {
         k: v for k, v in meta.items() if k != "finalizers"}
     if grace:
-        changed.update(deletionTimestamp=_rfc3339(now + timedelta(seconds=grace)),
+        changed.update(deletionTimestamp=format_time(now + grace),
                        deletionGracePeriodSeconds=grace)
     elif not meta.get("deletionTimestamp"):
-        changed.update(deletionTimestamp=_rfc3339(now), deletionGracePeriodSeconds=0)
+        changed.update(deletionTimestamp=format_time(now), deletionGracePeriodSeconds=0)
     return old if changed == meta else dict(old, metadata=changed)
 
 
@@ -94,11 +97,3 @@ def _grace_period(rtype: ResourceType, pod: Obj, options: dict[str, Any]) -> int
             "Succeeded", "Failed"):
         return 0  # never scheduled, or already finished: nothing to stop
     return 1 if period < 0 else period
-
-
-def _parse_time(text: str) -> datetime:
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
-
-
-def _rfc3339(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -7,11 +7,13 @@ The real API server sends one compact JSON line plus a newline and escapes `<`, 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 
 import yaml
+
+from kubenb.timeutil import format_time
 
 _GO_ESCAPES = (
     ("<", "\\u003c"),
@@ -183,7 +185,7 @@ def parse_media_type(header: str) -> tuple[str, dict[str, str]]:
 
 def now_rfc3339() -> str:
     """Current time the way metav1.Time marshals it: second precision, UTC, `Z`."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_time(time.time())
 
 
 @dataclass(frozen=True)
