@@ -2,7 +2,8 @@
 
 from kubenb._version import __version__
 from kubenb.clock import FakeClock, RealClock
-from kubenb.cluster import Cluster, connect, embedded
+from kubenb.cluster import Cluster, connect
+from kubenb.embedded_cluster import embedded
 from kubenb.gc_policy import CacheGCPolicy, cache_gc_policy
 
 __all__ = [

@@ -115,7 +115,7 @@ def _non_negative_float(text: str) -> float:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from kubenb.controllers import controller_names
+    from kubenb.controllermanager import controller_names
     from kubenb.errors import KubenbError
     from kubenb.server import EmbeddedServer
 
@@ -152,7 +152,7 @@ def _serve(args: argparse.Namespace) -> int:
         path = (server.write_kubeconfig(args.kubeconfig_out) if args.kubeconfig_out
                 else server.kubeconfig_path)
         if names:  # the controllers talk to the server over HTTP, like kubectl
-            from kubenb.controllers import ControllerManager
+            from kubenb.controllermanager import ControllerManager
 
             controllers = ControllerManager(server.kubeconfig_path, names).start()
         print(f"kubenb API server listening on {server.url}", flush=True)

@@ -1,10 +1,14 @@
-"""`kubenb.connect()` and `kubenb.embedded()`: one object holding everything a notebook needs.
+"""`kubenb.connect()` and `Cluster`: one object holding everything a notebook needs.
 
 A `Cluster` bundles the config, the REST client, discovery and the RESTMapper, the
 dynamic client and a shared informer factory, so a notebook cell can say
 `cluster.resource("po").list()` or `cluster.informer("deploy")` with any name kubectl
 accepts. `close()` (or leaving the `with` block) stops every informer and thread it
-started, and the embedded server when it started one.
+started, and the embedded server and controllers `kubenb.embedded()` gave it.
+
+The views a Cluster makes (`frame()`, `table()`, `pipeline()`, `record()`) import
+pandas and ipywidgets, about 0.6 s each: they are imported in those methods, so that
+`import kubenb` stays fast for scripts, the server and the controllers.
 """
 
 from __future__ import annotations
@@ -18,20 +22,26 @@ from typing import TYPE_CHECKING, Any
 from kubenb.cache.affinity import CpuAffinity
 from kubenb.cache.factory import SharedInformerFactory
 from kubenb.cache.lister import Lister
+from kubenb.cache.listwatch import ListWatch
 from kubenb.cache.reflector import default_watch_error_handler
 from kubenb.cache.shared_informer import InformerStateError, SharedIndexInformer
+from kubenb.cache.wait import wait_for_cache_sync
 from kubenb.client.config import Config, load_config
 from kubenb.client.discovery import DiscoveryClient, ResourceInfo, RESTMapper
-from kubenb.client.dynamic import DynamicClient, ResourceClient, _selector
+from kubenb.client.dynamic import DynamicClient, ResourceClient
 from kubenb.client.rest import RESTClient
 from kubenb.client.typed import Clientset
 from kubenb.errors import ApiError, BadRequest, KubenbError, NoResourceMatchError
 from kubenb.fields import parse_field_selector
-from kubenb.labels import parse_label_selector
+from kubenb.labels import parse_label_selector, selector_string
 from kubenb.redact import redact_url
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: the server and controllers sit beside and above this module
+    from kubenb.controllermanager import ControllerManager
     from kubenb.recording import Recorder
+    from kubenb.server import EmbeddedServer
+
+__all__ = ["CacheSyncTimeout", "Cluster", "connect"]
 
 
 class CacheSyncTimeout(KubenbError, TimeoutError):
@@ -41,7 +51,7 @@ class CacheSyncTimeout(KubenbError, TimeoutError):
 def _check_selectors(label_selector: Any, field_selector: Any) -> None:
     """Parse both selectors here, as the server would, so a typo raises `SelectorError`
     at once, pointing at the mistake, instead of a sync timeout after permanent 400s."""
-    labels, fields = _selector(label_selector), _selector(field_selector)
+    labels, fields = selector_string(label_selector), selector_string(field_selector)
     if labels:
         parse_label_selector(labels)
     if fields:
@@ -90,7 +100,8 @@ class _FirstListWatcher:
 class Cluster:
     """A connection to one API server, for notebooks (see the module docstring)."""
 
-    def __init__(self, config: Config, server: Any = None, **rest_options: Any) -> None:
+    def __init__(self, config: Config, server: EmbeddedServer | None = None,
+                 **rest_options: Any) -> None:
         self.config = config
         self.server = server
         self.rest = RESTClient(config, **rest_options)
@@ -102,7 +113,7 @@ class Cluster:
         self._views: list[Any] = []
         self._first_lists: dict[int, _FirstListWatcher] = {}  # id(informer) -> its watcher
         self.replay: Any = None  # the Replay of kubenb.embedded(replay=...) / snapshot=
-        self.controllers: Any = None  # kubenb.embedded()'s ControllerManager
+        self.controllers: ControllerManager | None = None  # kubenb.embedded()'s ControllerManager
 
     def __repr__(self) -> str:
         where = "embedded" if self.server is not None else "kubeconfig"
@@ -158,8 +169,6 @@ class Cluster:
         watcher = self._watch_first_list(informer)
         self.factory.start()
         if not informer.has_synced():
-            from kubenb.cache.wait import wait_for_cache_sync
-
             stop = watcher.failed if watcher is not None else None
             synced = wait_for_cache_sync(stop, informer.has_synced, timeout=timeout)
             if watcher is not None and watcher.error is not None and not synced:
@@ -276,7 +285,6 @@ class Cluster:
         returns the started `Recorder`. It rides on this Cluster's shared informers (a
         `frame()` or `informer()` made later shares them); an informer already running
         gets a twin for the recording alone, whose first list the file then starts with."""
-        from kubenb.cache.listwatch import ListWatch
         from kubenb.recording import Recorder, ResourceSpec
 
         names = [resources] if isinstance(resources, str) else list(resources)
@@ -330,59 +338,5 @@ def connect(kubeconfig: Any = None, context: str | None = None, **rest_options: 
     return Cluster(load_config(kubeconfig, context), **rest_options)
 
 
-def embedded(*, controllers: Any = None, clock: Any = None, kubelet: Any = None,
-             replay: Any = None, snapshot: Any = None, speed: float | None = 1.0,
-             at: Any = None, replay_options: dict[str, Any] | None = None,
-             **server_options: Any) -> Cluster:
-    """Start an embedded API server (options as `EmbeddedServer`) and connect to it.
-
-    The cluster's controllers run beside it, as in a real cluster: the garbage
-    collector, the Deployment, ReplicaSet and Job controllers, a simulated kubelet, and
-    the two that give every namespace its `default` ServiceAccount and `kube-root-ca.crt`
-    ConfigMap (`cluster.controllers`, a `kubenb.controllers.ControllerManager`; this
-    returns once every namespace has both). `controllers=False`
-    gives a bare API server; a set of names runs only those (e.g. {"kubelet"}); by
-    default all run, and none with `replay=` or `snapshot=` (they would rewrite the
-    recorded history). `clock` drives their timers; `kubelet` is a dict of `Kubelet`
-    options.
-
-    `replay=path` plays a recording through it at `speed` (None: as fast as possible;
-    `replay_options` as `EmbeddedServer.replay`), `snapshot=path` loads the recorded
-    state at `at` (default: the end) and stays there; `cluster.replay` controls either.
-    Replays send only the recorded bookmarks unless `bookmark_interval` is given.
-    """
-    from kubenb.server import EmbeddedServer
-
-    if replay is not None and snapshot is not None:
-        raise KubenbError("give replay= or snapshot=, not both")
-    if replay is not None or snapshot is not None:
-        server_options.setdefault("bookmark_interval", 1e9)
-    server = EmbeddedServer(**server_options).start()
-    try:
-        cluster = Cluster(load_config(str(server.kubeconfig_path)), server=server)
-        if replay is not None:
-            cluster.replay = server.replay(replay, speed=speed, **(replay_options or {}))
-        elif snapshot is not None:
-            from kubenb.recording import Recording
-
-            recording = snapshot if isinstance(snapshot, Recording) else \
-                Recording.read(snapshot)
-            moment = recording.time_of(at)
-            cluster.replay = server.replay(recording, start=moment, end=moment)
-        if controllers is None:
-            controllers = replay is None and snapshot is None
-        if controllers:
-            from kubenb.controllers import ControllerManager
-
-            cluster.controllers = ControllerManager(cluster, controllers, clock=clock,
-                                                    kubelet=kubelet).start()
-        return cluster
-    except BaseException:
-        server.stop()
-        raise
-
-
 def _selector_text(selector: Any) -> str:
-    from kubenb.client.dynamic import _selector
-
-    return _selector(selector)
+    return selector_string(selector)

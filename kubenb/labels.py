@@ -46,6 +46,7 @@ __all__ = [
     "require_selector_text",
     "selector_error",
     "selector_from_set",
+    "selector_string",
     "validated_selector_from_set",
 ]
 
@@ -896,3 +897,13 @@ def label_selector_from_dict(selector: Mapping[str, Any] | None) -> LabelSelecto
     requirements = _match_labels_requirements(match_labels)
     requirements += [_expression_requirement(i, expr) for i, expr in enumerate(expressions)]
     return LabelSelector(requirements) if requirements else _EVERYTHING
+
+
+def selector_string(value: Any) -> str:
+    """A selector as a request carries it: `value` may be its text, a parsed label or
+    field selector, a {"key": "value"} dict (in its own order, not sorted), or empty."""
+    if not value:
+        return ""
+    if isinstance(value, dict):
+        return ",".join(f"{k}={v}" for k, v in value.items())
+    return str(value)

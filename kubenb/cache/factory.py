@@ -24,6 +24,7 @@ from kubenb.cache.shared_informer import InformerStateError, SharedIndexInformer
 from kubenb.cache.typed_factory import TypedInformerGroups
 from kubenb.cache.wait import wait_for_cache_sync
 from kubenb.clock import Clock
+from kubenb.labels import selector_string
 
 
 class InformerKey(NamedTuple):
@@ -85,10 +86,8 @@ class SharedInformerFactory(TypedInformerGroups):
         is made; without them it gets the factory's (`transform=None` here means the
         factory's transform; `cpu_affinity=False` turns off a factory's).
         """
-        from kubenb.client.dynamic import _selector
-
-        key = InformerKey(api_version, resource, namespace or "", _selector(label_selector),
-                          _selector(field_selector))
+        key = InformerKey(api_version, resource, namespace or "", selector_string(label_selector),
+                          selector_string(field_selector))
         group = api_version.split("/", 1)[0] if "/" in api_version else ""
         with self._lock:
             if self._shutting_down:

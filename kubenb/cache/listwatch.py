@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from kubenb.client.options import ListOptions
+from kubenb.labels import selector_string
 
 
 class Watcher(Protocol):
@@ -52,11 +53,9 @@ class ListWatch:
                     label_selector: Any = None, field_selector: Any = None) -> ListWatch:
         """Over a `ResourceClient` (`namespace=None` keeps the client's own namespace;
         pass "" for all namespaces); selectors may be strings, parsed selectors or dicts."""
-        from kubenb.client.dynamic import _selector
-
         if namespace is not None:
             client = client.namespace(namespace or None)
-        labels, fields = _selector(label_selector), _selector(field_selector)
+        labels, fields = selector_string(label_selector), selector_string(field_selector)
 
         def with_selectors(options: ListOptions) -> ListOptions:
             return dataclasses.replace(options, label_selector=labels, field_selector=fields)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from kubenb.cache.lister import Lister, NamespaceLister, SelectorLike, list_all
 from kubenb.client.discovery import ResourceInfo
@@ -327,6 +327,9 @@ class TypedInformerGroups:
     `apps()`, `coordination()`, `apiextensions()`, ... (generated below)."""
 
     __slots__ = ()
+
+    if TYPE_CHECKING:  # the accessors are generated from the built-in API table at import
+        def __getattr__(self, name: str) -> Callable[[], Any]: ...
 
 
 def _install_groups() -> dict[str, type[GroupInformers]]:

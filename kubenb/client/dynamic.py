@@ -16,16 +16,8 @@ from kubenb.client.options import ListOptions
 from kubenb.client.pager import ListPager, PageInfo, check_list
 from kubenb.client.rest import RESTClient, decode_response, describe_request
 from kubenb.client.watch import Watch
+from kubenb.labels import selector_string
 from kubenb.redact import redact_url
-
-
-def _selector(value: Any) -> str:
-    """Selectors may be given as strings, parsed selectors or {"key": "value"} dicts."""
-    if not value:
-        return ""
-    if isinstance(value, dict):
-        return ",".join(f"{k}={v}" for k, v in value.items())
-    return str(value)
 
 
 class ResourceClient:
@@ -95,7 +87,8 @@ class ResourceClient:
              timeout_seconds: int | None = None) -> dict[str, Any]:
         """One List response (one page when `limit` is set): `items` and `metadata`."""
         return self.list_with_options(ListOptions(
-            label_selector=_selector(label_selector), field_selector=_selector(field_selector),
+            label_selector=selector_string(label_selector),
+            field_selector=selector_string(field_selector),
             limit=limit or 0, continue_=continue_ or "", resource_version=resource_version or "",
             resource_version_match=resource_version_match or "",
             timeout_seconds=timeout_seconds))
@@ -117,7 +110,8 @@ class ResourceClient:
         """Every page through `ListPager`, merged into one List."""
         pager = ListPager(self.list_with_options, page_size=page_size)
         result, _ = pager.list(ListOptions(
-            label_selector=_selector(label_selector), field_selector=_selector(field_selector),
+            label_selector=selector_string(label_selector),
+            field_selector=selector_string(field_selector),
             resource_version=resource_version or ""), on_page=on_page)
         return result
 
@@ -130,7 +124,8 @@ class ResourceClient:
         if send_initial_events and not resource_version_match:
             resource_version_match = "NotOlderThan"
         return self.watch_with_options(ListOptions(
-            label_selector=_selector(label_selector), field_selector=_selector(field_selector),
+            label_selector=selector_string(label_selector),
+            field_selector=selector_string(field_selector),
             resource_version=resource_version or "",
             resource_version_match=resource_version_match or "",
             timeout_seconds=timeout_seconds, allow_watch_bookmarks=allow_watch_bookmarks,
@@ -187,8 +182,8 @@ class ResourceClient:
 
     def delete_collection(self, label_selector: Any = None, field_selector: Any = None,
                           propagation_policy: str | None = None) -> dict[str, Any]:
-        params = ListOptions(label_selector=_selector(label_selector),
-                             field_selector=_selector(field_selector)).to_params()
+        params = ListOptions(label_selector=selector_string(label_selector),
+                             field_selector=selector_string(field_selector)).to_params()
         return self.rest.delete(self.path(), _delete_options(propagation_policy, None, None,
                                                              False), params)
 

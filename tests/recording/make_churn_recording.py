@@ -3,7 +3,7 @@
     python -m tests.recording.make_churn_recording
 
 An embedded server's churn generator (kubenb.server.churn) creates, updates and deletes
-pods in namespace "shop", and the cluster's simulated kubelet (kubenb.controllers) moves
+pods in namespace "shop", and the cluster's simulated kubelet (kubenb.controllermanager) moves
 each new pod from Pending to bound to Running. `Cluster.record` records what an informer
 of those pods receives. Recording time runs on a FakeClock stepped one second at a time, and each
 step waits until the informer has received everything, so the file reads as a tidy
@@ -22,7 +22,7 @@ from typing import Any
 
 from kubenb.clock import FakeClock
 from kubenb.cluster import connect
-from kubenb.controllers import ControllerManager
+from kubenb.controllermanager import ControllerManager
 from kubenb.server import EmbeddedServer
 from tests.helpers import wait_until
 

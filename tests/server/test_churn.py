@@ -1,5 +1,5 @@
 """The churn generator and seed_objects, seen over real HTTP (the kubelet that runs churned
-pods is a controller: tests/controllers/test_kubelet.py)."""
+pods is a controller: tests/controllermanager/test_kubelet.py)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 resource owns a Deployment. `new_foo_controller(cluster)` wires it up the way
 sample-controller's `main.go` does. `DeploymentSimulator` is *not* part of
 sample-controller: a stand-in for kube-controller-manager on a bare embedded server
-(`kubenb.embedded()` runs the real ones, kubenb.controllers).
+(`kubenb.embedded()` runs the real ones, kubenb.controllermanager).
 """
 
 from __future__ import annotations

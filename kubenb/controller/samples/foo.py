@@ -7,7 +7,7 @@ Deployment (owned by the Foo), scales it back when someone scales it by hand, cr
 again when someone deletes it, copies the Deployment's `status.availableReplicas` into
 the Foo's status, and records Events about the Foo.
 
-`kubenb.embedded()` runs the cluster's own controllers (kubenb.controllers: deployment,
+`kubenb.embedded()` runs the cluster's own controllers (kubenb.controllermanager: deployment,
 replicaset, garbage collector, a kubelet), so the Deployment gets a ReplicaSet, Pods
 and a status, and deleting the Foo deletes its Deployment. `DeploymentSimulator`, at
 the end, is *not* sample-controller: a small stand-in for those controllers on a bare
@@ -36,7 +36,7 @@ from kubenb.cache.keys import DeletedFinalStateUnknown, split_meta_namespace_key
 from kubenb.cache.typed_factory import informer_class
 from kubenb.cache.wait import wait_for_cache_sync
 from kubenb.clock import Clock, RealClock
-from kubenb.cluster import embedded
+from kubenb.embedded_cluster import embedded
 from kubenb.controller.record import (
     EventBroadcaster,
     EventRecorder,
@@ -473,7 +473,7 @@ class DeploymentSimulator:
     * `pods=True`: it creates `spec.replicas` Pods from the template (owned directly by
       the Deployment: no ReplicaSet in between), deletes extra ones, and deletes the Pods
       of a Deployment that is gone (the garbage collector's job). A kubelet
-      (`kubenb.controllers.Kubelet`) binds them and reports them Running;
+      (`kubenb.controllermanager.Kubelet`) binds them and reports them Running;
       the status counts Running + Ready Pods as available.
     * `pods=False`: no Pods; the status says every replica is available at once (for
       benchmarks and quick demos where Pods are beside the point).
@@ -675,7 +675,7 @@ def _wait_served(cluster: Any, stop: threading.Event) -> bool:
 
 def main(argv: list[str] | None = None, stop: threading.Event | None = None) -> int:
     """`python -m kubenb.controller.samples.foo`: sample-controller's main.go over an
-    embedded API server and its controllers (kubenb.controllers), until Ctrl-C (or
+    embedded API server and its controllers (kubenb.controllermanager), until Ctrl-C (or
     until `stop`, a threading.Event, is set). Prints the kubectl commands to follow along."""
     parser = argparse.ArgumentParser(prog="python -m kubenb.controller.samples.foo",
                                      description=main.__doc__)

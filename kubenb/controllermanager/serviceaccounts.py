@@ -31,8 +31,9 @@ from typing import Any
 from kubenb.cache.keys import DeletedFinalStateUnknown
 from kubenb.cache.wait import wait_for_cache_sync
 from kubenb.clock import Clock, RealClock
+from kubenb.cluster import Cluster
 from kubenb.controller.runner import Controller
-from kubenb.controllers.controller_utils import is_being_deleted, meta
+from kubenb.controllermanager.controller_utils import is_being_deleted, meta
 from kubenb.errors import AlreadyExists, ApiError, KubenbError, NotFound
 
 __all__ = ["DEFAULT_SERVICE_ACCOUNTS", "FIELD_MANAGER", "ServiceAccountsController",
@@ -73,7 +74,7 @@ class ServiceAccountsController:
     named `default`). `clock` drives the workqueue's retry backoff.
     """
 
-    def __init__(self, cluster: Any, *, clock: Clock | None = None, workers: int = 1,
+    def __init__(self, cluster: Cluster, *, clock: Clock | None = None, workers: int = 1,
                  service_accounts: Iterable[dict[str, Any]] = DEFAULT_SERVICE_ACCOUNTS
                  ) -> None:
         self.cluster = cluster

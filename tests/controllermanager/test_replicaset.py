@@ -9,11 +9,11 @@ import pytest
 
 from kubenb.clock import FakeClock
 from kubenb.cluster import Cluster
-from kubenb.controllers import ControllerManager
-from kubenb.controllers.controller_utils import is_pod_ready
-from kubenb.controllers.replicaset import ReplicaSetController
+from kubenb.controllermanager import ControllerManager
+from kubenb.controllermanager.controller_utils import is_pod_ready
+from kubenb.controllermanager.replicaset import ReplicaSetController
 from kubenb.errors import NotFound
-from tests.controllers.conftest import MakeCluster, eventually, names, settle, step
+from tests.controllermanager.conftest import MakeCluster, eventually, names, settle, step
 from tests.helpers import wait_until
 
 

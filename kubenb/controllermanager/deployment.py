@@ -35,8 +35,9 @@ from typing import Any
 
 from kubenb.cache.keys import DeletedFinalStateUnknown, split_meta_namespace_key
 from kubenb.clock import Clock, RealClock
+from kubenb.cluster import Cluster
 from kubenb.controller.runner import Controller, Result, controller_of
-from kubenb.controllers.controller_utils import (
+from kubenb.controllermanager.controller_utils import (
     POD_TEMPLATE_HASH_LABEL,
     ControllerError,
     ControllerRefManager,
@@ -188,7 +189,7 @@ class DeploymentController:
     (optional) gets the ScalingReplicaSet Events `kubectl describe deployment` shows.
     """
 
-    def __init__(self, cluster: Any, *, clock: Clock | None = None, workers: int = 2,
+    def __init__(self, cluster: Cluster, *, clock: Clock | None = None, workers: int = 2,
                  recorder: Any = None) -> None:
         self.cluster = cluster
         self.clock: Clock = clock if clock is not None else RealClock()

@@ -10,8 +10,8 @@ from typing import Any
 
 from kubenb.clock import FakeClock
 from kubenb.cluster import Cluster
-from kubenb.controllers.deployment import compute_hash, equal_ignore_hash
-from tests.controllers.conftest import apply, deployment, eventually, settle, step
+from kubenb.controllermanager.deployment import compute_hash, equal_ignore_hash
+from tests.controllermanager.conftest import apply, deployment, eventually, settle, step
 from tests.helpers import Kubectl, needs_kubectl, wait_until
 
 REVISION = "deployment.kubernetes.io/revision"

@@ -27,9 +27,10 @@ import copy
 from typing import Any
 
 from kubenb.clock import Clock, RealClock
+from kubenb.cluster import Cluster
 from kubenb.controller.runner import Controller, Result
-from kubenb.controllers.controller_utils import meta
-from kubenb.controllers.serviceaccounts import (
+from kubenb.controllermanager.controller_utils import meta
+from kubenb.controllermanager.serviceaccounts import (
     FIELD_MANAGER,
     is_namespace_terminating,
     namespace_is_active,
@@ -77,7 +78,7 @@ class RootCAPublisher:
     client config. `clock` drives the workqueue's retry backoff.
     """
 
-    def __init__(self, cluster: Any, *, clock: Clock | None = None, workers: int = 1,
+    def __init__(self, cluster: Cluster, *, clock: Clock | None = None, workers: int = 1,
                  root_ca: bytes | str | None = None) -> None:
         self.cluster = cluster
         self.clock: Clock = clock if clock is not None else RealClock()

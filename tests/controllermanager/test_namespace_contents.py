@@ -12,11 +12,11 @@ import pytest
 
 import kubenb
 from kubenb.cluster import Cluster
-from kubenb.controllers import ControllerManager
-from kubenb.controllers.root_ca_publisher import DESCRIPTION, DESCRIPTION_ANNOTATION
+from kubenb.controllermanager import ControllerManager
+from kubenb.controllermanager.root_ca_publisher import DESCRIPTION, DESCRIPTION_ANNOTATION
 from kubenb.errors import NotFound
 from kubenb.server.tls import generate_self_signed
-from tests.controllers.conftest import MakeCluster, eventually, settle
+from tests.controllermanager.conftest import MakeCluster, eventually, settle
 from tests.helpers import Kubectl, needs_kubectl
 from tests.realapi import REALAPI
 

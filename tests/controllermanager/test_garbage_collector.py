@@ -10,7 +10,7 @@ import pytest
 
 from kubenb.clock import FakeClock
 from kubenb.cluster import Cluster
-from tests.controllers.conftest import MakeCluster, eventually, gone, names, settle, step
+from tests.controllermanager.conftest import MakeCluster, eventually, gone, names, settle, step
 from tests.helpers import Kubectl, needs_kubectl, wait_until
 
 
@@ -251,7 +251,7 @@ def test_an_owner_of_a_kind_not_watched_yet_is_watched_from_then_on(gc_only: Clu
 
 def test_resources_star_watches_everything_like_kube_controller_manager(
         make_cluster: MakeCluster, clock: FakeClock) -> None:
-    from kubenb.controllers.garbage_collector import DEFAULT_RESOURCES, GarbageCollector
+    from kubenb.controllermanager.garbage_collector import DEFAULT_RESOURCES, GarbageCollector
 
     bare = make_cluster(controllers=False)
     everything = GarbageCollector(bare, resources="*", clock=clock).run()

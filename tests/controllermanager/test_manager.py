@@ -12,9 +12,9 @@ import pytest
 import requests
 
 import kubenb
-from kubenb.controllers import CONTROLLERS, ControllerManager, controller_names
+from kubenb.controllermanager import CONTROLLERS, ControllerManager, controller_names
 from kubenb.errors import KubenbError
-from tests.controllers.conftest import MakeCluster, deployment, eventually, settle
+from tests.controllermanager.conftest import MakeCluster, deployment, eventually, settle
 from tests.helpers import assert_no_new_threads, kubenb_threads, wait_until
 from tests.server.test_cli import ROOT, serve
 

@@ -43,8 +43,9 @@ from kubenb.client.discovery import ResourceInfo
 from kubenb.client.dynamic import ResourceClient
 from kubenb.client.typed.builtin import builtin_group_versions
 from kubenb.clock import Clock, RealClock
+from kubenb.cluster import Cluster
 from kubenb.controller.runner import Controller, Result
-from kubenb.controllers.controller_utils import ControllerError, is_being_deleted, meta
+from kubenb.controllermanager.controller_utils import ControllerError, is_being_deleted, meta
 from kubenb.errors import Conflict, NotFound
 
 __all__ = ["DEFAULT_RESOURCES", "FOREGROUND", "MONITORS_KEY", "ORPHAN", "GarbageCollector"]
@@ -127,7 +128,7 @@ class GarbageCollector:
     default `DEFAULT_RESOURCES`); `workers` objects are processed at once; `clock`
     drives the backoff."""
 
-    def __init__(self, cluster: Any, *, resources: str | frozenset[str] | set[str] = (
+    def __init__(self, cluster: Cluster, *, resources: str | frozenset[str] | set[str] = (
                      DEFAULT_RESOURCES), clock: Clock | None = None, workers: int = 2) -> None:
         self.cluster = cluster
         self.resources = resources

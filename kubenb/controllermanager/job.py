@@ -31,8 +31,9 @@ from typing import Any
 
 from kubenb.cache.keys import DeletedFinalStateUnknown, split_meta_namespace_key
 from kubenb.clock import Clock, RealClock
+from kubenb.cluster import Cluster
 from kubenb.controller.runner import Controller, Result, controller_of
-from kubenb.controllers.controller_utils import (
+from kubenb.controllermanager.controller_utils import (
     Expectations,
     PodOwnerController,
     get_condition,
@@ -88,7 +89,7 @@ class JobController(PodOwnerController):
 
     name = "job"
 
-    def __init__(self, cluster: Any, *, clock: Clock | None = None, workers: int = 2,
+    def __init__(self, cluster: Cluster, *, clock: Clock | None = None, workers: int = 2,
                  recorder: Any = None) -> None:
         self.cluster = cluster
         self.clock: Clock = clock if clock is not None else RealClock()

@@ -33,8 +33,9 @@ from typing import Any
 
 from kubenb.cache.keys import split_meta_namespace_key
 from kubenb.clock import Clock, RealClock
+from kubenb.cluster import Cluster
 from kubenb.controller.runner import Controller, Result
-from kubenb.controllers.controller_utils import (
+from kubenb.controllermanager.controller_utils import (
     get_condition,
     is_being_deleted,
     meta,
@@ -172,7 +173,7 @@ class Kubelet:
     pod goes when its grace period ends). `clock` drives every wait.
     """
 
-    def __init__(self, cluster: Any, *, node_name: str = NODE_NAME, start_delay: float = 1.0,
+    def __init__(self, cluster: Cluster, *, node_name: str = NODE_NAME, start_delay: float = 1.0,
                  run_seconds: float = 1.0, stop_seconds: float | None = None,
                  clock: Clock | None = None, workers: int = 2,
                  recorder: Any = None, scheduler_recorder: Any = None) -> None:

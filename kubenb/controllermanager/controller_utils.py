@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from kubenb.clock import Clock
+from kubenb.cluster import Cluster
 from kubenb.controller.record import get_reference
 from kubenb.controller.runner import controller_of
 from kubenb.errors import Conflict, KubenbError, NotFound
@@ -314,7 +315,7 @@ class PodOwnerController:
     `controller` (a `kubenb.controller.runner.Controller`)."""
 
     name = ""
-    cluster: Any
+    cluster: Cluster
     pod_informer: Any
     controller: Any
     add_pod: Callable[..., None]

@@ -9,7 +9,7 @@ from typing import Any
 
 from kubenb.clock import FakeClock
 from kubenb.cluster import Cluster
-from tests.controllers.conftest import eventually, settle, step
+from tests.controllermanager.conftest import eventually, settle, step
 from tests.helpers import Kubectl, needs_kubectl
 
 

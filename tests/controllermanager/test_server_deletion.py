@@ -11,7 +11,7 @@ import pytest
 
 from kubenb.cluster import Cluster
 from kubenb.errors import Invalid
-from tests.controllers.conftest import MakeCluster, gone
+from tests.controllermanager.conftest import MakeCluster, gone
 from tests.helpers import Kubectl, needs_kubectl
 
 

@@ -10,9 +10,9 @@ import pytest
 
 from kubenb.clock import FakeClock
 from kubenb.cluster import Cluster
-from kubenb.controllers.kubelet import NODE_NAME, planned_run
+from kubenb.controllermanager.kubelet import NODE_NAME, planned_run
 from kubenb.errors import KubenbError
-from tests.controllers.conftest import MakeCluster, eventually, gone, settle, step
+from tests.controllermanager.conftest import MakeCluster, eventually, gone, settle, step
 from tests.helpers import Kubectl, needs_kubectl, wait_until
 
 

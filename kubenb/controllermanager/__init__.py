@@ -1,0 +1,58 @@
+"""The cluster's own controllers, each written with `kubenb.controller`.
+
+A real cluster is an API server plus processes that talk to it over its API. kubenb
+keeps that shape: `kubenb/server/` is the API server alone, and this package holds
+what kube-controller-manager, the scheduler and a kubelet would run, each a short
+controller over kubenb's client (informers, listers, a workqueue, HTTP writes):
+
+=============================  ==============================================
+name                           what it does
+=============================  ==============================================
+``garbagecollector``           deletes dependents whose owners are gone;
+                               background, foreground and orphan deletion
+                               (garbage_collector.py)
+``deployment``                 Deployment -> ReplicaSets, rolling updates,
+                               revisions, status and conditions (deployment.py)
+``replicaset``                 ReplicaSet -> Pods, adoption, status
+                               (replicaset.py)
+``job``                        Job -> Pods, completions, parallelism,
+                               backoffLimit (job.py)
+``kubelet``                    registers a Node, schedules pods onto it,
+                               reports them Running / Succeeded / Failed, ends
+                               graceful deletions (kubelet.py)
+``serviceaccount``             a ``default`` ServiceAccount in every namespace
+                               (serviceaccounts.py)
+``root-ca-cert-publisher``     a ``kube-root-ca.crt`` ConfigMap (the CA bundle
+                               clients trust for the server) in every
+                               namespace (root_ca_publisher.py)
+=============================  ==============================================
+
+`ControllerManager` (manager.py) runs a chosen set of them over a connection of its own, as
+kube-controller-manager does (`--controllers=*,-job` works here too).
+`kubenb.embedded()` and `python -m kubenb serve` start one with every controller on;
+`kubenb.embedded(controllers=False)` gives a bare API server.
+A controller whose name has dashes is the attribute with underscores
+(`manager.root_ca_cert_publisher`).
+"""
+
+from kubenb.controllermanager.deployment import DeploymentController
+from kubenb.controllermanager.garbage_collector import GarbageCollector
+from kubenb.controllermanager.job import JobController
+from kubenb.controllermanager.kubelet import Kubelet
+from kubenb.controllermanager.manager import CONTROLLERS, ControllerManager, controller_names
+from kubenb.controllermanager.replicaset import ReplicaSetController
+from kubenb.controllermanager.root_ca_publisher import RootCAPublisher
+from kubenb.controllermanager.serviceaccounts import ServiceAccountsController
+
+__all__ = [
+    "CONTROLLERS",
+    "ControllerManager",
+    "DeploymentController",
+    "GarbageCollector",
+    "JobController",
+    "Kubelet",
+    "ReplicaSetController",
+    "RootCAPublisher",
+    "ServiceAccountsController",
+    "controller_names",
+]
