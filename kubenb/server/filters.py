@@ -1,7 +1,7 @@
 """labelSelector / fieldSelector query parameters turned into one object predicate.
 
-Parsing is kubenb.cache.selectors (apimachinery's grammar), so the server and a
-notebook's local cache agree on what a selector means. Bad selectors become the
+Parsing is kubenb.labels and kubenb.fields (apimachinery's grammar), so the server and
+a notebook's local cache agree on what a selector means. Bad selectors become the
 same 400 Status the real apiserver sends.
 """
 
@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kubenb.cache.selectors import parse_field_selector, parse_label_selector
 from kubenb.errors import SelectorError
+from kubenb.fields import parse_field_selector
+from kubenb.labels import parse_label_selector
 from kubenb.server.errors import bad_request
 from kubenb.server.resources import ResourceType
+
+__all__ = ["Predicate", "make_predicate"]
 
 Predicate = Callable[[dict[str, Any]], bool]
 
