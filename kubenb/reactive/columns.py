@@ -23,6 +23,8 @@ from typing import Any
 
 from kubenb import printers
 from kubenb.errors import KubenbError
+from kubenb.jsonpath import parse_jsonpath
+from kubenb.timeutil import parse_time
 
 __all__ = [
     "Column",
@@ -91,7 +93,7 @@ def path_getter(path: str) -> Getter:
     if not path.strip(" .{}"):
         raise ColumnError(f"path {path!r} is empty: give a field, e.g. 'status.phase'")
     try:
-        parsed = printers.parse_jsonpath(_to_jsonpath(path))
+        parsed = parse_jsonpath(_to_jsonpath(path))
     except ValueError as err:
         raise ColumnError(f"path {path!r}: {err}") from None
     steps = parsed.steps
@@ -181,7 +183,7 @@ class _PrinterPart(_Part):
         out = []
         for i in self.indexes:
             stamp = self.timestamps.get(i)
-            out.append(printers.parse_time(stamp(obj)) if stamp is not None else cells[i])
+            out.append(parse_time(stamp(obj)) if stamp is not None else cells[i])
         return tuple(out)
 
 

@@ -27,6 +27,7 @@ from traitlets import Bool, Dict, Int, TraitType, Unicode
 from kubenb import printers
 from kubenb.cache.keys import deletion_handling_meta_namespace_key_func
 from kubenb.clock import Clock
+from kubenb.meta import nested_field
 from kubenb.reactive.publisher import DEFAULT_RATE, Publisher
 from kubenb.reactive.view import Deleted, ReactiveView, unchanged
 
@@ -35,21 +36,13 @@ __all__ = ["KIND_TRAITS", "ObservableObject"]
 Extract = Callable[[dict[str, Any]], Any]
 
 
-def _get(obj: Any, *path: str) -> Any:
-    for part in path:
-        if not isinstance(obj, dict):
-            return None
-        obj = obj.get(part)
-    return obj
-
-
 def _str(*path: str) -> Extract:
-    return lambda obj: str(_get(obj, *path) or "")
+    return lambda obj: str(nested_field(obj, *path) or "")
 
 
 def _int(*path: str) -> Extract:
     def get(obj: dict[str, Any]) -> int:
-        value = _get(obj, *path)
+        value = nested_field(obj, *path)
         return int(value) if isinstance(value, (int, float)) and not isinstance(value,
                                                                                 bool) else 0
     return get
@@ -57,7 +50,7 @@ def _int(*path: str) -> Extract:
 
 def _condition(kind: str) -> Extract:
     def get(obj: dict[str, Any]) -> bool:
-        for cond in _get(obj, "status", "conditions") or []:
+        for cond in nested_field(obj, "status", "conditions") or []:
             if isinstance(cond, dict) and cond.get("type") == kind:
                 return cond.get("status") == "True"
         return False
@@ -78,7 +71,7 @@ def _pod_restarts(obj: dict[str, Any]) -> int:
 
 
 def _bool(*path: str) -> Extract:
-    return lambda obj: bool(_get(obj, *path))
+    return lambda obj: bool(nested_field(obj, *path))
 
 
 #: kind -> {trait name: (trait type, how to read it from the object)}.

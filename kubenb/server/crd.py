@@ -15,8 +15,8 @@ import copy
 import re
 from typing import Any
 
+from kubenb.jsonpath import parse_jsonpath
 from kubenb.meta import dict_field
-from kubenb.printers import parse_jsonpath
 from kubenb.server.errors import cause
 from kubenb.server.resources import CR_VERBS, ResourceRegistry, ResourceType
 from kubenb.server.validation import name_problems

@@ -30,8 +30,8 @@ import yaml
 
 from kubenb.cache.selectors import parse_label_selector
 from kubenb.errors import KubenbError, SelectorError
-from kubenb.printers import human_duration
 from kubenb.reactive.frame import LiveFrame, informer_kind
+from kubenb.timeutil import human_duration
 from kubenb.widgets._html import esc
 
 __all__ = ["ALL_NAMESPACES", "ObjectView", "ResourceTable", "informer_kind", "scrolling",
