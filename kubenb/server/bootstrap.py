@@ -19,8 +19,8 @@ import ipaddress
 from typing import Any
 
 from kubenb.server import errors
+from kubenb.server.admission import KUBERNETES_SERVICE_IP, SYSTEM_PRIORITY_CLASSES
 from kubenb.server.apply import Manager
-from kubenb.server.defaults import KUBERNETES_SERVICE_IP, SYSTEM_PRIORITY_CLASSES
 from kubenb.server.registry import Registry
 
 APISERVER = Manager("kube-apiserver")

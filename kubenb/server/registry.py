@@ -26,8 +26,8 @@ import uuid
 from typing import Any
 
 from kubenb.meta import dict_field
+from kubenb.server import admission, defaults, errors
 from kubenb.server import crd as crds
-from kubenb.server import defaults, errors
 from kubenb.server.apply import Manager, server_side_apply, track_update
 from kubenb.server.continue_tokens import CONTINUE_EXPIRED, decode_continue, encode_continue
 from kubenb.server.deletion import marked_for_deletion
@@ -348,13 +348,13 @@ class Registry:
             return present(rtype, stored)
 
     def _admit(self, rtype: ResourceType, obj: Obj, old: Obj | None) -> None:
-        """Admission and allocation (kubenb.server.defaults), then the type's validation."""
+        """Admission and allocation (kubenb.server.admission), then the type's validation."""
         if rtype.custom:
             return
         if old is None:
-            defaults.admit_create(rtype, obj, self.storage)
+            admission.admit_create(rtype, obj, self.storage)
         else:
-            defaults.admit_update(rtype, old, obj, self.storage)
+            admission.admit_update(rtype, old, obj, self.storage)
         causes = validate_object(rtype.group, rtype.kind, obj, old)
         if causes:
             raise errors.invalid(rtype.kind, obj["metadata"].get("name", ""), causes,
@@ -384,7 +384,7 @@ class Registry:
     @staticmethod
     def _prepare_create(rtype: ResourceType, name: str, meta: dict[str, Any],
                         body: dict[str, Any]) -> None:
-        if rtype.key == "namespaces":  # spec.finalizers and status: defaults.admit_create
+        if rtype.key == "namespaces":  # spec.finalizers and status: admission.admit_create
             meta["labels"] = dict(meta.get("labels") or {},
                                   **{"kubernetes.io/metadata.name": name})
             body.pop("status", None)

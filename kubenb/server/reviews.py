@@ -20,8 +20,8 @@ import hmac
 from typing import Any
 
 from kubenb.server import errors
+from kubenb.server.admission import ADMIN_USER
 from kubenb.server.apply import Manager
-from kubenb.server.defaults import ADMIN_USER
 from kubenb.server.encoding import now_rfc3339
 from kubenb.server.patch import (
     MERGE_PATCH,
