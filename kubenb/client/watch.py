@@ -21,7 +21,7 @@ import contextlib
 import logging
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 import requests
@@ -96,6 +96,7 @@ class Watch:
         self._closed = False
         self.end_reason: str = ""  # "", "closed", "stopped", "idle-timeout", "connection-lost"
         self.events_received = 0
+        self._line_tap: Callable[[list[bytes]], object] | None = None
 
     def __repr__(self) -> str:
         state = self.end_reason or ("open" if not self._closed else "closed")
@@ -107,15 +108,24 @@ class Watch:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def tap_lines(self, tap: Callable[[list[bytes]], object] | None) -> None:
+        """Call `tap` with the complete lines of each read, as the server sent them (blank
+        ones included, newlines cut), before any of them is decoded; None removes it.
+
+        The flight recorder keeps the very bytes it is shown this way: the Watch decodes
+        exactly one event from each non-blank line, in order, so the n-th event iterated
+        comes from the n-th non-blank line tapped. Set it before iterating."""
+        self._line_tap = tap
+
     def __iter__(self) -> Iterator[WatchEvent]:
-        # Each frame is decoded only when the consumer asks for it. Decoding a whole
-        # read ahead (with the collector paused, as this once did) kept dozens of
-        # fresh objects alive at once; the collections that followed promoted them,
-        # and a consumer that keeps its objects (any cache) then paid for repeated
-        # full collections: 2.2x slower in the "Watch iterator" row of
-        # `python -m benchmarks --only informer`.
+        # Each frame is decoded only when the consumer asks for it: decoding a whole read
+        # ahead keeps dozens of fresh objects alive at once, the collections that follow
+        # promote them, and a consumer that keeps its objects (any cache) then pays for
+        # repeated full collections.
         try:
             for lines in self._line_batches():
+                if self._line_tap is not None:
+                    self._line_tap(lines)
                 for line in lines:
                     if self._stopped.is_set():
                         return

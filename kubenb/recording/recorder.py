@@ -577,9 +577,9 @@ class RecordingWatch:
     """One watch, its events reported as the Reflector takes them.
 
     For a kubenb `Watch` (kubenb.client.watch) and a resource with nothing to redact,
-    each event is written as the very line the server sent: the Watch's line splitter
-    (`_line_batches`) is tapped on this instance, and since the Watch decodes exactly one
-    event from each non-blank line, in order, the n-th event taken is the n-th line.
+    each event is written as the very line the server sent: the Watch's lines are tapped
+    (`Watch.tap_lines`), and since the Watch decodes exactly one event from each
+    non-blank line, in order, the n-th event taken is the n-th line.
     Anything else is encoded from the decoded object.
     """
 
@@ -589,18 +589,15 @@ class RecordingWatch:
         self.index = index
         self._ended = False
         self._lines: deque[bytes] | None = None
-        batches = getattr(inner, "_line_batches", None)
-        if isinstance(inner, Watch) and callable(batches) and recorder.raw_lines_ok(index):
+        if isinstance(inner, Watch) and recorder.raw_lines_ok(index):
             lines: deque[bytes] = deque()
             self._lines = lines
             keep, strip = lines.extend, bytes.strip
 
-            def tapped() -> Iterator[list[bytes]]:
-                for batch in batches():
-                    keep(filter(None, map(strip, batch)))  # the non-blank lines, as is
-                    yield batch
+            def tap(batch: list[bytes]) -> None:
+                keep(filter(None, map(strip, batch)))  # the non-blank lines, as is
 
-            inner._line_batches = tapped  # type: ignore[method-assign]
+            inner.tap_lines(tap)
 
     def __repr__(self) -> str:
         return f"RecordingWatch({self.inner!r})"
