@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import requests
@@ -76,3 +77,16 @@ def fixture_body(name: str) -> Any:
 def watch_lines(resp: requests.Response) -> list[dict[str, Any]]:
     """Decode a whole (finite) watch response, one event per line."""
     return [json.loads(line) for line in resp.iter_lines() if line]
+
+
+def port_of(server: EmbeddedServer) -> int:
+    """The TCP port a started server listens on."""
+    port = urlsplit(server.url).port
+    assert port is not None
+    return port
+
+
+def raw_get(path: str) -> bytes:
+    """One GET request as bytes, for raw-socket clients (the connection closes after it)."""
+    return (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n"
+            "Connection: close\r\n\r\n").encode()

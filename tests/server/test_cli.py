@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +21,7 @@ from tests.helpers import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 PODS = "/api/v1/namespaces/default/pods"
+CM = "/api/v1/namespaces/default/configmaps"
 
 
 @contextmanager
@@ -99,3 +101,35 @@ def test_serve_rejects_bad_instrument_flags() -> None:
     negative = subprocess.run([*base, "--seed-objects", "-1"], capture_output=True, text=True,
                               env=env, timeout=60)
     assert negative.returncode == 2 and "--seed-objects" in negative.stderr
+
+
+def test_cli_serve_prints_url_writes_kubeconfig_and_stops(tmp_path: Path) -> None:
+    out = tmp_path / "kc.yaml"
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kubenb", "serve", "--port", "0", "--token", "t0k",
+         "--kubeconfig-out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("kubenb API server listening on http://127.0.0.1:"), line
+        url = line.rsplit(" ", 1)[1].strip()
+        deadline = time.monotonic() + 10
+        while not out.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        config = yaml.safe_load(out.read_text())
+        assert config["clusters"][0]["cluster"]["server"] == url
+        assert requests.get(url + "/readyz", timeout=5).text == "ok"
+        assert requests.get(url + CM, timeout=5).status_code == 401
+        assert requests.get(url + CM, headers={"Authorization": "Bearer t0k"},
+                            timeout=5).status_code == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
+

@@ -1,19 +1,27 @@
-"""Watch semantics over real chunked HTTP: resume, initial state, bookmarks, 410, selectors."""
+"""Watch semantics over real chunked HTTP: resume, initial state, bookmarks, 410, selectors,
+and the bound on what a watcher that stops reading may hold."""
 
 from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import socket
 import threading
 from typing import Any
 
 import pytest
 import requests
 
+from kubenb.cache.listwatch import ListWatch
+from kubenb.cache.shared_informer import SharedIndexInformer
+from kubenb.client.config import load_config
+from kubenb.client.dynamic import DynamicClient
 from kubenb.server import EmbeddedServer
+from kubenb.server.server import ServerConfigError
 from kubenb.server.watch import WatchStream
-from tests.helpers import wait_until
-from tests.server.conftest import REALAPI, Api, watch_lines
+from tests.helpers import assert_no_new_threads, wait_until
+from tests.server.conftest import REALAPI, Api, port_of, raw_get, watch_lines
 from tests.server.test_crud import assert_status_like
 
 CM = "/api/v1/namespaces/default/configmaps"
@@ -305,3 +313,163 @@ def test_no_bookmark_carries_a_write_a_dropped_watch_never_got(server: EmbeddedS
     assert stream._storage_bookmark_rv() is None  # ... so no bookmark may claim it
     queue.close()
     assert stream._storage_bookmark_rv() is None
+
+
+# -- watchers that stop reading ------------------------------------------------------------
+# A watcher that never reads is cut once its buffer holds max_watch_buffer_bytes; the
+# others never notice, and an informer cut off for falling behind resumes from its RV.
+
+BOUND = 256 * 1024
+
+
+BLOB = "x" * (16 * 1024)
+
+
+class LineWatcher:
+    """A well-behaved watch client on a thread: reads every event, records each RV, and
+    returns once it sees the configmap named `last`."""
+
+    def __init__(self, url: str, rv: str, last: str) -> None:
+        self.rvs: list[int] = []
+        self.error: BaseException | None = None
+        self._args = (url, rv, last)
+        self.thread = threading.Thread(target=self._run, name="test-line-watcher")
+        self.thread.start()
+
+    def _run(self) -> None:
+        url, rv, last = self._args
+        try:
+            with requests.get(url, params={"watch": "true", "resourceVersion": rv},
+                              stream=True, timeout=60) as resp:
+                for line in resp.iter_lines():
+                    if not line:
+                        continue
+                    obj = json.loads(line)["object"]
+                    self.rvs.append(int(obj["metadata"]["resourceVersion"]))
+                    if obj["metadata"]["name"] == last:
+                        return
+        except BaseException as exc:  # reported by the test
+            self.error = exc
+
+
+def _stuck_watch(port: int, rv: str) -> socket.socket:
+    """A watch client that sends its request and never reads a byte (tiny receive
+    buffer, so the kernel holds little for it)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", port))
+    sock.sendall(raw_get(f"{CM}?watch=true&resourceVersion={rv}").replace(
+        b"Connection: close\r\n", b""))
+    return sock
+
+
+def _put_blob(server: EmbeddedServer, name: str, i: int) -> int:
+    rtype = server.types.lookup("", "v1", "configmaps")
+    assert rtype is not None
+    body = {"metadata": {"name": name}, "data": {"blob": BLOB, "i": str(i)}}
+    if server.storage.get("configmaps", "default", name) is None:
+        obj = server.registry.create(rtype, "default", body)
+    else:
+        obj = server.registry.update(rtype, "default", name, body)
+    return int(obj["metadata"]["resourceVersion"])
+
+
+def test_a_watcher_that_never_reads_is_closed_its_buffer_bounded_in_bytes(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="kubenb.server")
+    before = set(threading.enumerate())
+    with EmbeddedServer(max_watch_buffer_bytes=BOUND, history_window=100) as server:
+        assert server.watch_stats()["max_buffer_bytes"] == BOUND
+        rv = str(server.storage.resource_version)
+        stuck = _stuck_watch(port_of(server), rv)
+        wait_until(lambda: server.watch_stats()["open"] == 1, 10, what="stuck watch open")
+        good = LineWatcher(server.url + CM, rv, "last")
+        wait_until(lambda: server.watch_stats()["open"] == 2, 10, what="good watch open")
+        written: list[int] = []
+        peak = 0
+        for i in range(3000):  # 48 MiB at most; the stuck watcher goes long before
+            written.append(_put_blob(server, f"cm-{i % 8}", i))
+            stats = server.watch_stats()
+            peak = max([peak, *stats["buffered_bytes"]])
+            if stats["closed_behind"]:
+                break
+            if i % 8 == 7:  # the good watcher keeps up: wait for it every 8 events
+                wait_until(lambda: len(good.rvs) >= len(written) or good.error is not None,
+                           30, what="good watcher caught up")
+        assert server.watch_stats()["closed_behind"] == 1, "the stuck watcher was never cut"
+        assert peak <= BOUND
+        # the stuck watcher's connection is gone (its thread unblocked and ended)...
+        wait_until(lambda: server.watch_stats()["open"] == 1, 10, what="stuck watch closed")
+        stuck.settimeout(30)
+        with contextlib.suppress(ConnectionResetError):
+            while stuck.recv(65536):
+                pass  # what the kernel still held, then the end of the connection
+        stuck.close()
+        # ... and the good one never noticed: every event, in order, on one connection
+        written.append(_put_blob(server, "last", 0))
+        good.thread.join(30)
+        assert good.error is None and not good.thread.is_alive()
+        assert good.rvs == written
+    closes = [r for r in caplog.records if "fell behind" in r.getMessage()]
+    assert len(closes) == 1 and closes[0].levelno == logging.INFO
+    assert "configmaps" in closes[0].getMessage()
+    assert "max_watch_buffer_bytes" in closes[0].getMessage()
+    assert_no_new_threads(before)
+
+
+def test_the_watch_buffer_byte_bound_is_configurable_and_checked() -> None:
+    assert EmbeddedServer().watch_stats()["max_buffer_bytes"] == 32 * 1024 * 1024
+    assert EmbeddedServer(max_watch_buffer_bytes=0).watch_stats()["max_buffer_bytes"] == 0
+    with pytest.raises(ServerConfigError, match="max_watch_buffer_bytes=-1"):
+        EmbeddedServer(max_watch_buffer_bytes=-1)
+
+
+def test_an_informer_cut_off_for_falling_behind_resumes_and_converges() -> None:
+    with EmbeddedServer(max_watch_buffer_bytes=BOUND, history_window=100_000) as server:
+        configmaps = DynamicClient(load_config(server.kubeconfig_path)).resource(
+            "v1", "configmaps").namespace("default")
+        for i in range(3):
+            _put_blob(server, f"cm-{i}", i)
+        hold = threading.Event()
+        release = threading.Event()
+        held = threading.Event()
+
+        def transform(obj: Any) -> Any:
+            """Runs on the reflector's thread: while held, the informer reads nothing."""
+            if hold.is_set() and not release.is_set():
+                held.set()
+                release.wait(60)
+            return obj
+
+        informer = SharedIndexInformer(ListWatch.from_client(configmaps), None, 0.0,
+                                       transform=transform)
+        informer.start()
+        try:
+            wait_until(informer.has_synced, 10, what="informer sync")
+            reflector = informer.get_controller().reflector
+            hold.set()
+            _put_blob(server, "cm-0", -1)
+            wait_until(held.is_set, 10, what="the informer held in its transform")
+            for i in range(4000):  # 64 MiB at most
+                _put_blob(server, f"cm-{i % 50}", i)
+                if server.watch_stats()["closed_behind"]:
+                    break
+            assert server.watch_stats()["closed_behind"] == 1
+            release.set()
+            wait_until(lambda: reflector.stats().get("resumes", 0) >= 1, 30, what="resume")
+            _put_blob(server, "after", 0)
+
+            def converged() -> bool:
+                listed = configmaps.list()["items"]
+                want = {f"default/{o['metadata']['name']}": o["metadata"]["resourceVersion"]
+                        for o in listed}
+                have = {key: informer.get_indexer().get_by_key(key)["metadata"][
+                    "resourceVersion"] for key in informer.get_indexer().list_keys()}
+                return have == want
+
+            wait_until(converged, 30, what="cache converged")
+            assert reflector.stats()["lists"] == 1  # resumed from its RV: no relist
+        finally:
+            release.set()
+            informer.stop()
+

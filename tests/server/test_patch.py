@@ -1,24 +1,12 @@
-"""PATCH flavours, /status, bearer-token auth and `python -m kubenb serve`."""
+"""PATCH flavours (merge, JSON, strategic merge), /status patches and stale-RV conflicts."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
-
-import requests
-import yaml
-
-from kubenb.server import EmbeddedServer
 from tests.server.conftest import Api, fixture_body, realapi
 from tests.server.test_crud import assert_status_like
 
 CM = "/api/v1/namespaces/default/configmaps"
 DEPLOY = "/apis/apps/v1/namespaces/default/deployments"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_merge_patch_like_the_fixture(api: Api) -> None:
@@ -86,44 +74,3 @@ def test_patch_with_stale_rv_conflicts(api: Api) -> None:
     assert stale.status_code == 409 and stale.json()["reason"] == "Conflict"
 
 
-def test_bearer_token_auth() -> None:
-    with EmbeddedServer(token="tok-123") as srv:
-        assert requests.get(srv.url + "/healthz", timeout=5).status_code == 200
-        assert requests.get(srv.url + "/version", timeout=5).status_code == 200
-        for headers in ({}, {"Authorization": "Bearer wrong"}):
-            resp = requests.get(srv.url + CM, headers=headers, timeout=5)
-            assert_status_like(resp, "errors/invalid-token-401.json")
-            assert "tok-123" not in resp.text
-        ok = requests.get(srv.url + CM, headers={"Authorization": "Bearer tok-123"}, timeout=5)
-        assert ok.status_code == 200
-
-
-def test_cli_serve_prints_url_writes_kubeconfig_and_stops(tmp_path: Path) -> None:
-    out = tmp_path / "kc.yaml"
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kubenb", "serve", "--port", "0", "--token", "t0k",
-         "--kubeconfig-out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith("kubenb API server listening on http://127.0.0.1:"), line
-        url = line.rsplit(" ", 1)[1].strip()
-        deadline = time.monotonic() + 10
-        while not out.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        config = yaml.safe_load(out.read_text())
-        assert config["clusters"][0]["cluster"]["server"] == url
-        assert requests.get(url + "/readyz", timeout=5).text == "ok"
-        assert requests.get(url + CM, timeout=5).status_code == 401
-        assert requests.get(url + CM, headers={"Authorization": "Bearer t0k"},
-                            timeout=5).status_code == 200
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
