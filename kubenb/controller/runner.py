@@ -835,7 +835,7 @@ class Controller:
             return False
         queue = self._queue
         if queue is not None and not queue.shutting_down():
-            if not queue._waiting_loop_idle():  # a delayed key is due, or being moved
+            if not queue.waiting_settled():  # a delayed key is due, or being moved
                 return False
             if queue.busy():
                 return False

@@ -1,6 +1,12 @@
-"""client-go's util/workqueue: a de-duplicating, delaying, rate-limited work queue."""
+"""client-go's util/workqueue: a de-duplicating, delaying, rate-limited work queue.
+
+`Queue`, `DelayingQueue` and `RateLimitingQueue` are the queues; `Interface`,
+`DelayingInterface` and `RateLimitingInterface` are their shapes as typing protocols,
+for code that takes any queue; `QueueSnapshot` is what `snapshot()` returns.
+"""
 
 from kubenb.workqueue.delaying import DelayingQueue
+from kubenb.workqueue.interface import DelayingInterface, Interface, RateLimitingInterface
 from kubenb.workqueue.metrics import (
     InProcessMetricsProvider,
     MetricsProvider,
@@ -11,7 +17,7 @@ from kubenb.workqueue.metrics import (
     set_provider,
 )
 from kubenb.workqueue.parallelize import parallelize_until
-from kubenb.workqueue.queue import Queue
+from kubenb.workqueue.queue import Queue, QueueSnapshot
 from kubenb.workqueue.rate_limiters import (
     BucketRateLimiter,
     ItemExponentialFailureRateLimiter,
@@ -26,8 +32,10 @@ from kubenb.workqueue.rate_limiting import RateLimitingQueue
 
 __all__ = [
     "BucketRateLimiter",
+    "DelayingInterface",
     "DelayingQueue",
     "InProcessMetricsProvider",
+    "Interface",
     "ItemExponentialFailureRateLimiter",
     "ItemFastSlowRateLimiter",
     "MaxOfRateLimiter",
@@ -35,7 +43,9 @@ __all__ = [
     "MetricsSnapshot",
     "NoopMetricsProvider",
     "Queue",
+    "QueueSnapshot",
     "RateLimiter",
+    "RateLimitingInterface",
     "RateLimitingQueue",
     "SummarySnapshot",
     "WithMaxWaitRateLimiter",

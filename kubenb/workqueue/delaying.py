@@ -3,7 +3,9 @@
 `add_after(item, seconds)` parks the item in a heap ordered by ready time; one
 background thread per queue adds each item when the queue's clock reaches its time.
 That is how a controller requeues after a failure without a hot loop. Waiting runs
-on the queue's clock, so a FakeClock `step()` releases items without sleeping.
+on the queue's clock, so a FakeClock `step()` releases items without sleeping, and
+`waiting_settled()` tells a test (or an idle wait) when nothing more is due until the
+clock moves again.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import heapq
 import itertools
 import logging
 import threading
+from collections import deque
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -27,7 +30,9 @@ from kubenb.workqueue.metrics import (
 from kubenb.workqueue.queue import (
     DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD,
     Queue,
+    QueueSnapshot,
     QueueStorage,
+    _check_limit,
     _unhashable,
 )
 
@@ -84,10 +89,13 @@ class DelayingQueue(Queue):
         self._waiting_cond = threading.Condition()
         self._waiting: list[_WaitFor] = []
         self._waiting_by_item: dict[Hashable, _WaitFor] = {}
+        # Items the loop took off the heap and is handing to add(), so a snapshot taken
+        # meanwhile still shows them waiting until add() has queued them.
+        self._moving: deque[_WaitFor] = deque()
         self._seq = itertools.count()
         self._waiting_stop = False
-        # For tests and teaching views: how many changes the loop has seen, and the
-        # clock time it will wake at next (see _waiting_loop_idle).
+        # How many changes the loop has seen, and the clock time it will wake at next
+        # (see waiting_settled).
         self._generation = 0
         self._seen_generation = -1
         self._next_wake = float("-inf")
@@ -126,6 +134,39 @@ class DelayingQueue(Queue):
             self._generation += 1
             self._waiting_cond.notify()
 
+    def waiting_settled(self) -> bool:
+        """True when nothing waiting will be added until the clock moves: the waiting
+        loop has taken in every `add_after` and sleeps until a clock time not yet
+        reached (also True once the queue is shut down).
+
+        Lets a test step a FakeClock and then know that nothing else is due, and lets
+        an idle wait tell "a delayed item is about to be added" from "all is quiet".
+        """
+        with self._waiting_cond:
+            if self._waiting_stop or not self._waiting_thread.is_alive():
+                return True
+            return self._seen_generation == self._generation and self._clock.now() < self._next_wake
+
+    def snapshot(self, limit: int | None = None) -> QueueSnapshot:
+        """`Queue.snapshot`, with the items parked by `add_after` in `waiting`.
+
+        Reads the waiting heap and the queue under both their locks at once (the
+        waiting loop takes them in that order too). An item the loop is handing to
+        `add()` at that instant still shows as waiting, unless it is already dirty.
+        """
+        _check_limit(limit)
+        with self._waiting_cond, self._lock:
+            parked, dirty, processing = self._waiting_by_item, self._dirty, self._processing
+            in_transit = [e for e in self._moving if e.item not in dirty
+                          and e.item not in processing and e.item not in parked]
+            count = len(parked) + len(in_transit)
+            waiting: tuple[tuple[Hashable, float], ...] = ()
+            if limit != 0:
+                entries = [*parked.values(), *in_transit]
+                soonest = sorted(entries) if limit is None else heapq.nsmallest(limit, entries)
+                waiting = tuple((e.item, e.ready_at) for e in soonest)
+            return self._snapshot_locked(limit, waiting, count)
+
     # --- internals -------------------------------------------------------------------
 
     def _insert(self, item: Hashable, ready_at: float) -> None:
@@ -147,26 +188,33 @@ class DelayingQueue(Queue):
             while not self._waiting_stop and not self.shutting_down():
                 self._seen_generation = self._generation
                 now = clock.now()
-                ready = []
+                ready: list[_WaitFor] = []
                 while heap and (heap[0].cancelled or heap[0].ready_at <= now):
                     entry = heapq.heappop(heap)
                     if not entry.cancelled:
                         del self._waiting_by_item[entry.item]
-                        ready.append(entry.item)
+                        ready.append(entry)
                 if ready:
                     # Add without the heap's lock, so add() (or a subclass's override)
                     # may call add_after; the loop then looks at the heap again.
+                    moving = self._moving
+                    moving.extend(ready)
                     cond.release()
                     try:
-                        for item in ready:
+                        for entry in ready:
                             try:
-                                self.add(item)
+                                self.add(entry.item)
                             except Exception:
                                 # A failing add() override must not kill the loop
                                 # and strand every other waiting item.
-                                _log.exception("workqueue %r: adding %r failed", self._name, item)
+                                _log.exception("workqueue %r: adding %r failed",
+                                               self._name, entry.item)
+                            finally:
+                                with cond:
+                                    moving.popleft()
                     finally:
                         cond.acquire()
+                        moving.clear()
                     continue
                 deadline = now + MAX_WAIT
                 if heap and heap[0].ready_at < deadline:
@@ -183,17 +231,6 @@ class DelayingQueue(Queue):
         if self._waiting_thread is not threading.current_thread():
             self._waiting_thread.join()
         super()._stop_background()
-
-    def _waiting_loop_idle(self) -> bool:
-        """True when the waiting loop has seen every `add_after` and the clock has not
-        reached its next wake-up: nothing more will be added until time moves.
-
-        Lets a test step a FakeClock, then know for sure that nothing else is due.
-        """
-        with self._waiting_cond:
-            if self._waiting_stop or not self._waiting_thread.is_alive():
-                return True
-            return self._seen_generation == self._generation and self._clock.now() < self._next_wake
 
     def _waiting_count(self) -> int:
         """How many items wait for their time (for teaching views)."""

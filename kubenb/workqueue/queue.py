@@ -10,14 +10,16 @@ Three structures under one lock give the workqueue its guarantees:
 * the FIFO of dirty items that are not processing, in the order they became dirty.
 
 Items must be hashable (Go requires `comparable`); object keys ("ns/name") are the
-usual items.
+usual items. `snapshot()` reads all three at one instant, for views and tests.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Iterator
+from dataclasses import dataclass
+from itertools import islice
 from typing import Any, Protocol, runtime_checkable
 
 from kubenb.clock import Clock, RealClock
@@ -33,6 +35,7 @@ __all__ = [
     "DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD",
     "FifoQueueStorage",
     "Queue",
+    "QueueSnapshot",
     "QueueStorage",
     "default_queue",
 ]
@@ -78,6 +81,10 @@ class FifoQueueStorage:
     def pop(self) -> Hashable:
         return self._items.popleft()
 
+    def __iter__(self) -> Iterator[Hashable]:
+        """The queued items in the order `pop` hands them out (lets a snapshot list them)."""
+        return iter(self._items)
+
     def __repr__(self) -> str:
         return f"FifoQueueStorage({list(self._items)!r})"
 
@@ -85,6 +92,34 @@ class FifoQueueStorage:
 def default_queue() -> QueueStorage:
     """A new FIFO storage (client-go's `DefaultQueue`)."""
     return FifoQueueStorage()
+
+
+@dataclass(frozen=True)
+class QueueSnapshot:
+    """What a work queue holds at one instant (`Queue.snapshot()`); never changes after.
+
+    `queued`: items waiting to be handed out, in hand-out order when `ordered` (the
+    storage can be iterated, as the default FIFO can); `dirty`: items that need
+    processing (queued, or processing and added again); `processing`: items handed out
+    and not yet done; `redo`: the processing items that are dirty too (queued again on
+    `done`); `waiting`: `(item, ready_at)` pairs parked by `add_after`, soonest first,
+    `ready_at` on the queue's clock, whose time at the snapshot is `now`. The listed
+    collections hold at most the snapshot's `limit` items each; the `*_count` fields
+    are always exact.
+    """
+
+    queued: tuple[Hashable, ...]
+    ordered: bool
+    dirty: frozenset[Hashable]
+    processing: frozenset[Hashable]
+    redo: frozenset[Hashable]
+    waiting: tuple[tuple[Hashable, float], ...]
+    shutting_down: bool
+    now: float
+    queued_count: int
+    dirty_count: int
+    processing_count: int
+    waiting_count: int
 
 
 def _unhashable(item: Any) -> TypeError:
@@ -182,6 +217,17 @@ class Queue:
         with self._lock:
             return list(self._processing)
 
+    def snapshot(self, limit: int | None = None) -> QueueSnapshot:
+        """Everything the queue holds, read under its lock in one go: a consistent
+        picture for a view or a test, never one that changes while it is read.
+
+        `limit` bounds how many items each listed collection copies (counts stay
+        exact), so sampling a deep queue stays cheap.
+        """
+        _check_limit(limit)
+        with self._lock:
+            return self._snapshot_locked(limit, (), 0)
+
     def __bool__(self) -> bool:
         # An empty queue is still a queue: `q or default` must not replace it.
         return True
@@ -277,6 +323,35 @@ class Queue:
 
     # --- internals -------------------------------------------------------------------
 
+    def _snapshot_locked(
+        self,
+        limit: int | None,
+        waiting: tuple[tuple[Hashable, float], ...],
+        waiting_count: int,
+    ) -> QueueSnapshot:
+        """The snapshot, with the queue's lock held; subclasses pass what waits."""
+        storage, dirty, processing = self._queue, self._dirty, self._processing
+        ordered = False
+        if isinstance(storage, Iterable):
+            ordered, queued = True, tuple(islice(storage, limit))
+        else:
+            queued = tuple(islice((d for d in dirty if d not in processing), limit))
+        listed_processing = frozenset(islice(processing, limit))
+        return QueueSnapshot(
+            queued=queued,
+            ordered=ordered,
+            dirty=frozenset(islice(dirty, limit)),
+            processing=listed_processing,
+            redo=frozenset(p for p in listed_processing if p in dirty),
+            waiting=waiting,
+            shutting_down=self._shutting_down,
+            now=self._clock.now(),
+            queued_count=len(storage),
+            dirty_count=len(dirty),
+            processing_count=len(processing),
+            waiting_count=waiting_count,
+        )
+
     def _begin_shut_down(self, drain: bool) -> None:
         with self._lock:
             self._drain = drain
@@ -306,3 +381,9 @@ class Queue:
                 with self._lock:
                     if not self._shutting_down:
                         self._metrics.update_unfinished_work()
+
+
+def _check_limit(limit: int | None) -> None:
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                              or limit < 0):
+        raise ValueError(f"snapshot: limit must be None or an int >= 0, got {limit!r}")

@@ -23,7 +23,7 @@ def wait_idle(q: Any, timeout: float = 5.0) -> None:
     """Wait until a DelayingQueue's waiting thread has seen every `add_after` and is
     parked until a clock time not yet reached: after this, nothing more is added
     until the clock moves. Used before asserting that nothing was added."""
-    wait_until(q._waiting_loop_idle, timeout, what="the delaying queue's waiting loop to park")
+    wait_until(q.waiting_settled, timeout, what="the delaying queue's waiting loop to park")
 
 
 def workqueue_threads() -> list[threading.Thread]:

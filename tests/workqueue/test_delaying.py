@@ -311,3 +311,18 @@ def test_a_failing_add_does_not_stop_the_waiting_loop(clock, cleanup, caplog):
     assert q.get() == ("good", False)
     assert q._waiting_thread.is_alive()
     assert "adding 'bad' failed" in caplog.text
+
+
+def test_waiting_settled_says_nothing_is_due_until_the_clock_moves(clock, cleanup):
+    q = cleanup(DelayingQueue(clock=clock))
+    wait_until(q.waiting_settled, what="the waiting loop to park")
+    q.add_after("a", 1.0)
+    wait_until(q.waiting_settled, what="the waiting loop to take in the add")
+    assert len(q) == 0
+    clock.step(1.0)
+    settled = q.waiting_settled()
+    assert not settled or len(q) == 1  # settled after the step: "a" was added already
+    wait_until(q.waiting_settled, what="the waiting loop to add 'a' and park again")
+    assert len(q) == 1
+    q.shut_down()
+    assert q.waiting_settled()

@@ -41,7 +41,7 @@ def _settled(q: RateLimitingQueue, waiting: int | None = None) -> None:
     def idle() -> bool:
         if waiting is not None and q._waiting_count() != waiting:
             return False
-        return q._waiting_loop_idle()
+        return q.waiting_settled()
 
     assert _eventually(idle), "the delaying queue's waiting loop never parked"
 
