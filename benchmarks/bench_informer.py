@@ -221,7 +221,7 @@ def replay_process(stream: Path, per_event: bool = False) -> Iterator[tuple[str,
 def pinned(run: Callable[[], None], server_pid: int) -> Callable[[], None]:
     """`run` with this thread (and the threads it starts) on one CPU and the server on
     another, restored afterwards: what it costs that the informer's threads otherwise
-    run on both CPUs (docs/informers.md, "Where the watch time goes").
+    run on both CPUs (docs/performance.md, "Where the watch time goes").
     """
     def run_pinned() -> None:
         mine, theirs = os.sched_getaffinity(0), os.sched_getaffinity(server_pid)

@@ -46,7 +46,6 @@ from kubenb.cache.backoff import ExponentialBackoff, RetryWithDeadline
 from kubenb.cache.keys import meta_namespace_key_func
 from kubenb.cache.listwatch import ListerWatcher, Watcher
 from kubenb.client.abort import AbortScope
-from kubenb.client.decode import gc_paused, promote_young
 from kubenb.client.options import ListOptions
 from kubenb.client.pager import ListPager, PageInfo
 from kubenb.clock import Clock, RealClock
@@ -59,6 +58,7 @@ from kubenb.errors import (
     WatchDecodeError,
     is_too_large_resource_version,
 )
+from kubenb.jsondecode import gc_paused, promote_young
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ DEFAULT_PAGE_SIZE = 500
 _VERY_SHORT_WATCH = 1.0
 #: Kept objects (ADDED, MODIFIED) arriving closer than this (real seconds) are a busy
 #: stream: each one promotes the young objects to the oldest generation
-#: (kubenb.client.decode).
+#: (kubenb.jsondecode).
 _BURST_GAP = 0.05
 #: Lists at least this long are replaced with the collector paused (`_replace`).
 _PROMOTE_LISTED = 1000
@@ -506,7 +506,7 @@ class Reflector:
         generation's size at its last full collection that schedules one, which walks
         the whole new cache (measured: 3.3-3.8 s of a 100k-pod sync). Promoted at
         once, the queue is not counted, and reference counting frees it as it is
-        taken (see kubenb.client.decode)."""
+        taken (see kubenb.jsondecode)."""
         if len(items) < _PROMOTE_LISTED:
             self.store.replace(items, rv)
             return
@@ -525,7 +525,7 @@ class Reflector:
         every few seconds up to ~600k (20-200 ms pauses with 10k pods at 2k updates/s,
         the LiveFrame p99 of docs/reactive.md). Promoting what is young after each
         event of a busy stream keeps both out of the collector's schedule (see
-        kubenb.client.decode). An isolated event is left to the collector: in a quiet
+        kubenb.jsondecode). An isolated event is left to the collector: in a quiet
         cluster, young collections of the rest of the program go on as usual."""
         now = time.monotonic()
         if now - self._last_kept < _BURST_GAP:

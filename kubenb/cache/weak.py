@@ -4,7 +4,7 @@ An informer hands its own bound methods to the parts it owns (the Controller's p
 function, the Pacer's view of the stages, each listener's `has_synced`). Held strongly,
 each is a reference cycle, and CPython frees a cycle only in a collection of the
 generation it sits in: a stopped informer nobody references kept its whole cache (and
-the cache lives in the oldest generation, kubenb.client.decode) until the next full
+the cache lives in the oldest generation, kubenb.jsondecode) until the next full
 collection, half a gigabyte for 20k pods in a notebook cell run twice. Held weakly,
 dropping the last reference frees it at once.
 """

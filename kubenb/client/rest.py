@@ -26,7 +26,6 @@ from urllib.parse import unquote
 
 import requests
 
-from kubenb.client.decode import loads
 from kubenb.client.transport import user_agent as transport_user_agent
 from kubenb.clock import Clock, RealClock
 from kubenb.errors import (
@@ -37,6 +36,7 @@ from kubenb.errors import (
     ServerTLSError,
     api_error_from_status,
 )
+from kubenb.jsondecode import loads
 from kubenb.redact import redact_text, redact_url, split_url_credentials
 
 log = logging.getLogger(__name__)

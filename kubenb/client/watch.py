@@ -28,8 +28,8 @@ import requests
 from urllib3.exceptions import ProtocolError, ReadTimeoutError
 
 from kubenb.client.chunked import ChunkedBodyReader
-from kubenb.client.decode import decode_json
 from kubenb.errors import ApiError, WatchDecodeError, api_error_from_status
+from kubenb.jsondecode import decode_json
 
 log = logging.getLogger(__name__)
 

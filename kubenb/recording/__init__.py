@@ -6,7 +6,16 @@ times, to a JSON-lines file (gzip-compressed unless compresslevel=0).
 `Recording.read(path)` reads it back (also a file cut short by a crash), and
 `kubenb.embedded(replay=path)` replays it through the embedded API server
 (kubenb.server.replay). docs/recording.md explains it.
+
+The file format (format.py) stands on its own: the API server reads recordings with it
+and must not import the client that the recorder rides on. So the recorder's names are
+loaded here on first use, and `import kubenb.recording.format` loads nothing else.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from kubenb.recording.format import (
     FORMAT,
@@ -23,8 +32,18 @@ from kubenb.recording.format import (
     object_key,
     parse_offset,
 )
-from kubenb.recording.recorder import Recorder, RecordingListerWatcher, RecordingWatch
-from kubenb.recording.redact import REDACTED, Redactor, parse_field_path
+from kubenb.recording.redactor import REDACTED, Redactor, parse_field_path
+
+if TYPE_CHECKING:
+    from kubenb.recording.recorder import Recorder, RecordingListerWatcher, RecordingWatch
+
+_RECORDER_NAMES = frozenset({"Recorder", "RecordingListerWatcher", "RecordingWatch"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RECORDER_NAMES:
+        return getattr(importlib.import_module("kubenb.recording.recorder"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "FORMAT",

@@ -39,8 +39,8 @@ from typing import Any
 import msgspec
 
 from kubenb._version import __version__
-from kubenb.client.decode import decode_json
 from kubenb.errors import KubenbError
+from kubenb.jsondecode import decode_json
 
 FORMAT = "kubenb-recording"
 VERSION = 1

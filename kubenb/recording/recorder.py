@@ -49,7 +49,7 @@ from kubenb.recording.format import (
     make_header,
 )
 from kubenb.recording.gzipio import Buffer, compressed_member, stored_member
-from kubenb.recording.redact import Redactor
+from kubenb.recording.redactor import Redactor
 
 log = logging.getLogger(__name__)
 

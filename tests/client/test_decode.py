@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubenb.client.decode import decode_json, gc_paused, loads
+from kubenb.jsondecode import decode_json, gc_paused, loads
 from tests import realapi
 
 json_values = st.recursive(

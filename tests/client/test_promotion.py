@@ -12,13 +12,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from kubenb import jsondecode as decode
 from kubenb.cache import reflector as reflector_module
 from kubenb.cache.reflector import Reflector
 from kubenb.cache.store import new_store
-from kubenb.client import decode
-from kubenb.client.decode import loads, promote_young, set_young_promotion
 from kubenb.client.watch import WatchEvent
 from kubenb.clock import FakeClock
+from kubenb.jsondecode import loads, promote_young, set_young_promotion
 from tests.cache.fake_source import FakeSource, pod
 from tests.helpers import collector
 
