@@ -11,9 +11,8 @@
   the same with a fresh `.df` snapshot taken after each batch.
 - `.df`: a snapshot of N and 10 x N rows after a change, against a rebuild from scratch.
 
-Targets: p99 at most 150 ms without `cache_gc_policy()` (issue 20; it was 300 ms in
-issue 6), upkeep under 20% of one core, incremental upkeep at least 5x cheaper than
-rebuilding.
+Targets: p99 at most 150 ms without `cache_gc_policy()`, upkeep under 20% of one core,
+incremental upkeep at least 5x cheaper than rebuilding.
 
 `python -m benchmarks.bench_reactive serve N EVENTS RATE` is the churn server.
 """

@@ -9,19 +9,19 @@ than the client decoding them: this measures the client.
 Rows, same run, interleaved, ratios of throughput (higher is better):
 - kubenb `SharedIndexInformer` start -> `has_synced()` against the raw minimum
   (`requests` GET + `json.loads` of the same list): target >= 1/0.7 (sync in at most
-  0.7x the raw list's time). client-go's informer took 1.35x-2.1x the raw list's time
-  on the same kind of machine and server (issue 20, docs/informers.md): 2.5x faster
-  than client-go is about 0.54x-0.85x of raw, the same bar;
+  0.7x the raw list's time). client-go's informer takes 1.35x-2.1x the raw list's
+  time against a real API server on the same kind of machine (docs/performance.md):
+  2.5x faster than client-go is about 0.54x-0.85x of raw, the same bar;
 - the same informer with `use_watch_list=True` against the paged list (target >= 1x:
   at least as fast);
 - cost per pod from the smaller to the 10x larger list (a row of its own: the time
   ratio should stay <= 11x), and the same for the process's user CPU time and kernel
   time apart (`getrusage`, best round each). The split says whose cost grows: decoding
-  a list takes fresh memory (~7 page faults per pod, at either size), and on the VM
-  behind docs/informers.md a fault cost 2x-4.5x more at 100k pods than at 10k, while
-  the user CPU time per pod stayed flat. A last row (benchmarks/fault_check.py) times a
-  page fault in fresh memory of about each cache's size, with no kubenb code: the
-  machine's part of that row.
+  a list takes fresh memory (~7 page faults per pod, at either size), and on a VM a
+  fault can cost several times more at 100k pods than at 10k while the user CPU time
+  per pod stays flat (docs/performance.md, "Big lists and page faults"). A last row
+  (benchmarks/fault_check.py) times a page fault in fresh memory of about each cache's
+  size, with no kubenb code: the machine's part of that row.
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
                                                  rounds if n < 50_000 else min(2, rounds))
             results += rows
     # Cost per pod from 10k to 100k pods: the baseline is the 10k sync scaled up 10x, so
-    # 1.0x is perfectly flat and the issue's bar (at most 11x the time) is 10/11.
+    # 1.0x is perfectly flat and the target (at most 11x the time) is 10/11.
     small, large = sizes[1], sizes[-1]
     results.append(Result(f"informer sync cost per pod, {large} vs {small} pods", large,
                           seconds[large], f"{small} pods' time x {large // small}",
@@ -156,7 +156,7 @@ def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
             min(c[part] for c in cpu[large]), f"{small} pods' {name} x {large // small}",
             min(c[part] for c in cpu[small]) * large / small, target_ratio=target))
     # The same step in fresh memory with no kubenb code: what a page fault costs at
-    # about the memory each sync takes (a cached pod is ~40 KB, docs/informers.md).
+    # about the memory each sync takes (a cached pod is ~40 KB: MB_PER_1K_PODS).
     results.append(fault_check.result(small * MB_PER_1K_PODS // 1000,
                                       large * MB_PER_1K_PODS // 1000))
     return results

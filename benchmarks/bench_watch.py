@@ -6,8 +6,8 @@ threads hand over one event at a time unless they are built not to. The replay
 server (benchmarks/replay_server.py) sends the same bytes that way (`--per-event`,
 `--tls`), and every client reads the very same stream.
 
-Measured: first -> last watch event, in events per second, in two cases the issue
-tracker named (issue 20), each with 1, 2 and 4 handlers:
+Measured: first -> last watch event, in events per second, in two cases, each with 1,
+2 and 4 handlers:
 
 - updates: E MODIFIED events of pods the informer already holds (its list returned
   them), the steady state of a busy cluster;

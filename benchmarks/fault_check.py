@@ -5,13 +5,12 @@ cost-per-pod sync row.
 writes one byte to each 4 KiB page, so every page takes exactly one fault, at two
 sizes, alternately; it reports the wall time per fault at each. No kubenb code runs.
 
-Why: a sync decodes a list into fresh memory (6-8 page faults per pod at any size,
-docs/informers.md), so its cost per pod stays flat from 10k to 100k pods only if a
-fault costs the same whether the process takes 400 MB or 4 GB. On bare metal it
-does. On the VM behind docs/informers.md it did not: 2.5-4.3 µs per fault at 400 MB,
-5.7-14.7 µs at 4-8 GB (2026-11-26). When the cost-per-pod row misses its target, this row,
-run beside it (`python -m benchmarks --only sync`), says how much of that is the
-machine's memory rather than kubenb's work.
+Why: a sync decodes a list into fresh memory (6-8 page faults per pod at any size),
+so its cost per pod stays flat from 10k to 100k pods only if a fault costs the same
+whether the process takes 400 MB or 4 GB. On bare metal it does; on a VM it may not
+(docs/performance.md, "Big lists and page faults", has the figures). When the
+cost-per-pod row misses its target, this row, run beside it (`python -m benchmarks
+--only sync`), says how much of that is the machine's memory rather than kubenb's work.
 """
 
 from __future__ import annotations

@@ -11,11 +11,10 @@ business (docs/informers.md), not this check's. No kubenb code runs in what is t
 Why: an informer has to hand each event from the thread that reads the watch to the
 threads that apply it and call handlers (client-go's shape: a slow handler never stops
 the cache). Under CPython's GIL those threads take turns, never run Python at once, so
-two threads can be no faster than one; what they cost beyond it is the machine's. On
-the 2-vCPU VM behind docs/informers.md (2026-11-26) the two threads took 1.6x-1.8x the
-CPU of one (57 against 33 µs an event in one run), and held on one CPU 1.0x-1.4x. When the
-informer's watch rows fall short of the raw one-thread reader, this row says how much
-of that any two-thread Python pipeline pays here.
+two threads can be no faster than one; what they cost beyond it is the machine's (on
+a 2-vCPU VM, 1.4x-1.8x the CPU of one thread: docs/performance.md, "Where the watch
+time goes"). When the informer's watch rows fall short of the raw one-thread reader,
+this row says how much of that any two-thread Python pipeline pays here.
 """
 
 from __future__ import annotations

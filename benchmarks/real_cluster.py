@@ -1,4 +1,4 @@
-"""Issue 20's measurement against a real cluster: the same rows, a Go server's stream.
+"""The benchmark rows against a real cluster: the same rows, a Go server's stream.
 
 `python -m benchmarks.real_cluster [--kubeconfig PATH] [--context NAME] [--pods 5000]
 [--events 5000] [--rounds 3] [--only GROUP] [--client-go PROBE]` needs a cluster it
@@ -8,7 +8,7 @@ waits for earlier runs' namespaces that the cluster is still deleting
 (`--wait-earlier`): that deletion loads the server. The pods
 carry a scheduling gate, so no scheduler places them and no kubelet runs them. A
 disposable cluster is the place for it, such as the real kube-apiserver the
-maintainers build beside their checkout (docs/informers.md, "Against a real
+maintainers build beside their checkout (docs/performance.md, "Against a real
 kube-apiserver"). It is not part of `python -m benchmarks`: CI has no cluster.
 
 The history it writes, with the resourceVersions between the steps:
@@ -37,8 +37,8 @@ watch cache, with a fresh connection for every round, interleaved, best of round
   `transform_strip_managed_fields()` too, and the official `kubernetes` client's typed
   `watch.stream`;
 - **recording**: the updates to an informer with one handler, recorded by the flight
-  recorder (gzip, then plain lines) against the same informer not recorded (issue
-  21's target: at most 10% slower, >= 0.9x), the recorder's `stop()` inside the span;
+  recorder (gzip, then plain lines) against the same informer not recorded (target:
+  at most 10% slower, >= 0.9x), the recorder's `stop()` inside the span;
 - **new-keys**: a watch from rv_empty, N ADDED events into an empty cache, against the
   raw reader the same way, at 1, 2 and 4 handlers and 4 with `cpu_affinity=True`.
 
@@ -334,10 +334,10 @@ def _raw_list(config: Config, history: History) -> Callable[[], None]:
 
 def _client_go_sync(probe: str, kubeconfig: str, history: History,
                     watch_list: bool = False) -> Callable[[], float]:
-    """client-go 1.32's dynamic informer (the realapi probe), exec to its SYNCED line:
-    how issue 20 timed it. `watch_list` turns on client-go's WatchListClient feature
-    gate (its environment variable), so that the probe's informer streams its initial
-    state instead of listing it."""
+    """client-go 1.32's dynamic informer (the realapi probe), exec to its SYNCED line,
+    so the process's start counts as a Go program's would. `watch_list` turns on
+    client-go's WatchListClient feature gate (its environment variable), so that the
+    probe's informer streams its initial state instead of listing it."""
     env = {**os.environ, "KUBE_FEATURE_WatchListClient": "true" if watch_list else "false"}
 
     def go() -> float:

@@ -4,8 +4,8 @@
 `json.loads` and keeps them in a dict (the raw minimum's work, plus a cache), pinned to
 one CPU, alternately alone and while another process spins on a second CPU. On bare
 metal the two times match. On a VM whose vCPUs share a physical core, or a busy host,
-the neighbour makes the same work slower: 1.3x-1.5x at one time on the machine behind
-docs/informers.md ("Where the watch time goes"), 1.0x minutes later.
+the neighbour can make the same work slower, by an amount that changes from minute to
+minute (docs/performance.md, "Machine checks").
 
 Why: the raw minimum is one thread; an informer's threads run on both CPUs. When an
 informer run is slow, this row (`python -m benchmarks --only informer` prints it beside
