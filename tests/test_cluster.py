@@ -1,17 +1,22 @@
-"""kubenb.connect / kubenb.embedded: the notebook entry point, end to end over HTTP."""
+"""kubenb.connect / kubenb.embedded: the notebook entry point, end to end over HTTP; what
+a Cluster's repr hides, and selectors or lists the server refuses failing at once."""
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 import kubenb
-from kubenb.cluster import CacheSyncTimeout
-from kubenb.errors import NoResourceMatchError, NotFound, Unauthorized
+from kubenb.cluster import CacheSyncTimeout, Cluster
+from kubenb.errors import BadRequest, NoResourceMatchError, NotFound, SelectorError, Unauthorized
 from kubenb.server import EmbeddedServer
 from tests.helpers import assert_no_new_threads, wait_until
+
+SECRET = "s3cr3t-pw"
 
 
 def test_embedded_cluster_resources_informers_and_close() -> None:
@@ -102,3 +107,77 @@ def test_closing_a_table_twice_is_harmless() -> None:
     assert table.frame.closed  # the cluster closed the frame, and the table again
     table.close()  # a third time is as harmless
     assert table.renders == renders
+
+
+def test_cluster_and_its_parts_hide_a_password_in_the_server_url(tmp_path: Path) -> None:
+    with EmbeddedServer() as server:
+        doc = yaml.safe_load(Path(server.kubeconfig_path).read_text())
+        doc["clusters"][0]["cluster"]["server"] = server.url.replace(
+            "http://", f"http://admin:{SECRET}@")
+        path = tmp_path / "kubeconfig"
+        path.write_text(yaml.safe_dump(doc))
+        with kubenb.connect(str(path)) as cluster:
+            assert cluster.resource("cm").list()["items"] == []  # it works
+            parts = (cluster, cluster.config, cluster.rest, cluster.dynamic, cluster.discovery,
+                     cluster.mapper, cluster.clientset, cluster.factory)
+            for part in parts:
+                assert SECRET not in repr(part), repr(part)
+            assert repr(cluster).startswith("Cluster('http://<redacted>@127.0.0.1:")
+
+
+# -- selectors and permanent 400s fail at once -----------------------------------------------------
+
+
+@pytest.fixture
+def cluster() -> Any:
+    before = set(threading.enumerate())
+    with kubenb.embedded() as c:
+        yield c
+    assert_no_new_threads(before, grace=5.0)
+
+
+@pytest.mark.parametrize(("options", "where"), [
+    ({"label_selector": "app in (web"}, "invalid label selector 'app in (web'"),
+    ({"label_selector": {"app": "two words"}}, "invalid label selector 'app=two words'"),
+    ({"label_selector": "tier=db", "field_selector": "metadata.name"},
+     "invalid field selector 'metadata.name'"),
+])
+def test_malformed_selector_fails_at_once_and_starts_nothing(cluster: Cluster,
+                                                             options: dict[str, Any],
+                                                             where: str) -> None:
+    with pytest.raises(SelectorError) as info:
+        cluster.informer("configmaps", timeout=30, **options)
+    assert where in str(info.value)
+    assert "^" in str(info.value)  # points at the mistake
+    with pytest.raises(SelectorError):
+        cluster.frame("configmaps", progress=False, timeout=30, **options)
+    assert cluster.factory.informers() == {}  # no informer was made, none retries
+
+
+def test_a_first_list_refused_with_400_fails_at_once_with_the_servers_message(
+        cluster: Cluster) -> None:
+    seen: list[BaseException] = []
+    shared = cluster.factory.for_resource("v1", "configmaps", None, None, "spec.foo=x")
+    shared.informer().set_watch_error_handler(lambda reflector, err: seen.append(err))
+    with pytest.raises(BadRequest) as info:
+        cluster.informer("configmaps", field_selector="spec.foo=x", timeout=30)
+    err = info.value
+    assert err.status == 400 and err.reason == "BadRequest"
+    assert err.message == ('"spec.foo" is not a known field selector: only "metadata.name", '
+                           '"metadata.namespace"')
+    assert 'list v1 configmaps with fieldSelector "spec.foo=x"' in str(err)
+    assert seen, "a handler set before still sees the error"
+    refused = shared.informer()
+    assert cluster.factory.informers() == {}  # forgotten: it does not retry until close
+    assert refused.is_stopped()
+    assert not [t for t in threading.enumerate() if t.name == f"kubenb-informer-{refused.name}"]
+    with pytest.raises(BadRequest):  # asking again does not wait either
+        cluster.informer("configmaps", field_selector="spec.foo=x", timeout=30)
+    assert cluster.factory.informers() == {}
+
+
+def test_a_valid_selector_still_syncs(cluster: Cluster) -> None:
+    cluster.resource("cm").create({"metadata": {"name": "web", "labels": {"app": "web"}}})
+    informer = cluster.informer("cm", label_selector={"app": "web"},
+                                field_selector="metadata.name=web")
+    assert informer.get_indexer().list_keys() == ["default/web"]

@@ -1,5 +1,8 @@
 """Section A of the client-go behaviour spec: keys, names and tombstones."""
 
+import base64
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -55,7 +58,7 @@ def test_a002_error_message_names_the_object():
         new_store().add({"metadata": {"labels": {"app": "web"}}})
     text = str(info.value)
     assert "couldn't create key for object" in text
-    assert "object with no name" in text  # named, never printed (issue 17)
+    assert "object with no name" in text  # named, never printed
     assert "web" not in text
     assert "metadata.name" in text
     assert isinstance(info.value, KeyError)  # catchable as the builtin
@@ -127,3 +130,39 @@ def test_a007_namespace_index_func():
     assert meta_namespace_index_func(pod("node")) == [""]
     with pytest.raises(KeyFuncError, match="object has no meta"):
         meta_namespace_index_func(42)
+
+
+# -- key errors name the object, never its contents ------------------------------------------------
+
+SECRET = "s3cr3t-pw"
+SECRET_B64 = base64.b64encode(SECRET.encode()).decode()
+
+
+@pytest.mark.parametrize(("obj", "named"), [
+    ({"kind": "Secret", "metadata": {"namespace": "prod"}, "data": {"password": SECRET_B64}},
+     'Secret with no name in namespace "prod"'),
+    ({"kind": "Secret", "metadata": {"name": 7, "namespace": "prod"}, "data": {"k": SECRET}},
+     'Secret with no name in namespace "prod"'),
+    ({"kind": "Secret", "data": {"password": SECRET_B64}}, "a Secret with no metadata"),
+    ({"stringData": {"password": SECRET}}, "a dict with no metadata"),
+    (f"password={SECRET}", "a str"),
+    ([SECRET], "a list"),
+])
+def test_key_error_names_the_object_and_never_prints_it(obj: Any, named: str) -> None:
+    with pytest.raises(KeyFuncError) as info:
+        meta_namespace_key_func(obj)
+    err = info.value
+    assert f"couldn't create key for object {named}: " in str(err)
+    assert err.obj is obj  # still there for code that wants it
+    for text in (str(err), repr(err), str(err.args)):
+        assert SECRET not in text and SECRET_B64 not in text, text
+
+
+def test_key_error_from_a_custom_key_function_names_the_object() -> None:
+    store = new_store(key_func=lambda obj: obj["id"])
+    secret = {"kind": "Secret", "metadata": {"name": "db", "namespace": "prod"},
+              "data": {"password": SECRET_B64}}
+    with pytest.raises(KeyFuncError) as info:
+        store.add(secret)
+    assert str(info.value) == "couldn't create key for object Secret \"prod/db\": 'id'"
+    assert isinstance(info.value.__cause__, KeyError)

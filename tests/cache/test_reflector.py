@@ -8,6 +8,8 @@ very short watches) is a FakeClock, stepped by the test. Real time is spent only
 
 from __future__ import annotations
 
+import base64
+import logging
 import random
 import threading
 from collections.abc import Callable, Iterator
@@ -19,9 +21,14 @@ import requests
 
 from kubenb.cache.backoff import ExponentialBackoff
 from kubenb.cache.fifo import FIFO
+from kubenb.cache.listwatch import ListWatch
 from kubenb.cache.reflector import ListError, Reflector
+from kubenb.cache.shared_informer import SharedIndexInformer
 from kubenb.cache.store import Store, new_store
+from kubenb.client.config import Config
+from kubenb.client.dynamic import DynamicClient
 from kubenb.client.options import ListOptions
+from kubenb.client.rest import RESTClient
 from kubenb.client.watch import WatchEvent, event_from_frame
 from kubenb.clock import FakeClock
 from kubenb.errors import (
@@ -34,7 +41,8 @@ from kubenb.errors import (
     api_error_from_status,
 )
 from tests.cache.fake_source import INITIAL_EVENTS_END, FakeSource, FakeWatch, pod, rv_of
-from tests.helpers import wait_until
+from tests.client.rawserver import Answer, answering_server, json_answer
+from tests.helpers import assert_no_new_threads, wait_until
 
 
 class CountingBackoff:
@@ -895,3 +903,39 @@ def test_g072_after_sync_a_closed_stream_becomes_a_plain_watch_and_410_is_return
     assert not is_watch_list(second)
     assert (second.resource_version, second.allow_watch_bookmarks) == ("3", True)
     assert sorted(store.list_keys()) == ["ns/p1", "ns/p2", "ns/p3"]
+
+
+# -- what the Reflector logs -----------------------------------------------------------------------
+
+SECRET = "s3cr3t-pw"
+SECRET_B64 = base64.b64encode(SECRET.encode()).decode()
+
+
+def test_reflector_log_never_shows_a_malformed_secrets_data(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A list with a nameless Secret: the Reflector cannot file it and logs the failure
+    at WARNING; the log names the Secret, not its data."""
+    before = set(threading.enumerate())
+    secret = {"apiVersion": "v1", "kind": "Secret",
+              "metadata": {"namespace": "default", "resourceVersion": "3"},
+              "data": {"password": SECRET_B64}, "stringData": {"plain": SECRET}}
+
+    def answer(path: str, query: dict[str, str]) -> Answer:
+        return json_answer({"kind": "SecretList", "apiVersion": "v1",
+                      "metadata": {"resourceVersion": "3"}, "items": [secret]})
+
+    with answering_server(answer) as (url, _), \
+            caplog.at_level(logging.WARNING, logger="kubenb"):
+        rest = RESTClient(Config(server=url))
+        informer = SharedIndexInformer(
+            ListWatch.from_client(DynamicClient(rest).resource("v1", "secrets")), name="s")
+        informer.start()
+        try:
+            wait_until(lambda: "couldn't create key" in caplog.text, timeout=30,
+                       what="the Reflector to log the key error")
+        finally:
+            informer.stop()
+            rest.close()
+    assert 'Secret with no name in namespace "default"' in caplog.text
+    assert SECRET not in caplog.text and SECRET_B64 not in caplog.text
+    assert_no_new_threads(before)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,6 +13,7 @@ from kubenb.client.dynamic import DynamicClient, ResourceClient
 from kubenb.client.rest import RESTClient
 from kubenb.clock import FakeClock
 from kubenb.server import EmbeddedServer
+from tests.helpers import assert_no_new_threads
 
 
 class SleepRecordingClock(FakeClock):
@@ -54,3 +56,27 @@ def configmaps(dynamic: DynamicClient) -> ResourceClient:
 def configmap(name: str, labels: dict[str, str] | None = None, **data: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": name, "labels": labels or {}}, "data": data}
+
+
+@pytest.fixture
+def threads_checked() -> Iterator[None]:
+    """Fail the test if it leaves a thread behind."""
+    before = set(threading.enumerate())
+    yield
+    assert_no_new_threads(before)
+
+
+def kubeconfig_doc(server: str, user: dict[str, Any] | None = None,
+                   cluster: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A kubeconfig of one context: cluster "dev", user "alice" (named in error messages)."""
+    return {
+        "current-context": "t",
+        "clusters": [{"name": "dev", "cluster": {"server": server, **(cluster or {})}}],
+        "users": [{"name": "alice", "user": user or {}}],
+        "contexts": [{"name": "t", "context": {"cluster": "dev", "user": "alice"}}],
+    }
+
+
+def rest_for(url: str) -> RESTClient:
+    """A RESTClient for `url` whose retry delays are recorded, not waited for."""
+    return RESTClient(Config(server=url), clock=SleepRecordingClock())

@@ -31,9 +31,11 @@ from kubenb.client.auth import (
     _parse_rfc3339,
 )
 from kubenb.client.config import config_from_dict
+from kubenb.client.rest import RESTClient
 from kubenb.clock import FakeClock
 from kubenb.errors import KubeConfigError
 from kubenb.server import EmbeddedServer
+from tests.client.conftest import kubeconfig_doc
 from tests.helpers import assert_no_new_threads
 
 V1 = "client.authentication.k8s.io/v1"
@@ -559,3 +561,37 @@ def test_exec_expiry_uses_wall_time_then_the_clock(plugin):
     assert auth.expiry is not None
     assert 1000 + 3590 < auth.expiry <= 1000 + 3600
     assert timedelta(seconds=auth.expiry - clock.now()) <= timedelta(hours=1)
+
+
+# -- tokens that cannot be sent in a header --------------------------------------------------------
+
+def test_rotated_token_file_with_a_bad_token_keeps_the_last_good_one(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "token"
+    path.write_text("s3cr3t-good")
+    clock = FakeClock()
+    auth = TokenFileAuth(path, clock)
+    path.write_text("s3cr3t-bad\u20ac-and-longer")
+    clock.step(5)
+    headers: dict[str, str] = {}
+    with caplog.at_level(logging.WARNING, logger="kubenb"):
+        auth.apply(headers)
+    assert headers["Authorization"] == "Bearer s3cr3t-good"
+    assert any("non-ASCII" in r.getMessage() for r in caplog.records)
+    assert all("s3cr3t" not in r.getMessage() for r in caplog.records)
+
+
+def test_exec_plugin_token_with_a_line_break_is_refused_when_obtained(
+        server: EmbeddedServer, tmp_path: Path, threads_checked: None) -> None:
+    plugin = FakePlugin(tmp_path).set(fixed_token="s3cr3t-exec\nInjected: 1")
+    config = config_from_dict(kubeconfig_doc(server.url, {"exec": plugin.exec_config()}),
+                              source="kc.yaml")
+    rest = RESTClient(config)
+    try:
+        with pytest.raises(KubeConfigError) as info:
+            rest.get("/version")
+    finally:
+        rest.close()
+    text = str(info.value)
+    assert "kc.yaml: users[0].user.exec" in text and "status.token" in text
+    assert "a line break" in text and "s3cr3t" not in text

@@ -27,6 +27,7 @@ from kubenb.client.config import (
     load_kube_config,
 )
 from kubenb.errors import KubeConfigError
+from tests.client.conftest import kubeconfig_doc
 from tests.client.test_auth import SECRET_MARK, FakePlugin
 
 FIXTURES = Path(__file__).parent / "fixtures" / "kubeconfig"
@@ -608,3 +609,38 @@ def test_no_secret_reaches_any_repr_str_error_or_log(tmp_path, ca, leaf, merged_
     assert _b64(key_pem)[:40] not in everything
     for line in key_lines:
         assert line not in everything
+
+
+# -- tokens that cannot be sent in a header --------------------------------------------------------
+
+@pytest.mark.parametrize(("token", "what"), [
+    ("s3cr3t-pw\nX-Injected: yes", "a line break"),
+    ("s3cr3t-pw\r\n", None),  # trailing whitespace is trimmed
+    ("s3cr3t-pw-\u20ac", "a non-ASCII character"),
+    ("s3cr3t-pw-\u00e9", "a non-ASCII character"),
+    ("s3cr3t-pw\x00x", "a control character"),
+    ("s3cr3t pw", "a space"),
+])
+def test_kubeconfig_token_that_cannot_be_a_header_is_refused_at_load(token: str,
+                                                                     what: str | None) -> None:
+    doc = kubeconfig_doc("https://k.example", {"token": token})
+    if what is None:
+        assert config_from_dict(doc).auth_kind == "token"
+        return
+    with pytest.raises(KubeConfigError) as info:
+        config_from_dict(doc, source="kc.yaml")
+    text = str(info.value)
+    assert text.startswith("kc.yaml: users[0].user.token (user 'alice'): ")
+    assert what in text
+    assert "s3cr3t" not in text and "s3cr3t" not in repr(info.value)
+
+
+def test_token_file_with_a_line_break_is_refused_when_read(tmp_path: Path) -> None:
+    path = tmp_path / "token"
+    path.write_text("s3cr3t-pw\nsecond line\n")
+    with pytest.raises(KubeConfigError) as info:
+        config_from_dict(kubeconfig_doc("https://k.example", {"tokenFile": str(path)}),
+                         source="kc.yaml")
+    text = str(info.value)
+    assert "users[0].user.tokenFile (user 'alice')" in text and str(path) in text
+    assert "a line break" in text and "s3cr3t" not in text

@@ -15,7 +15,9 @@ from kubenb.client.discovery import (
 )
 from kubenb.client.dynamic import DynamicClient
 from kubenb.client.rest import RESTClient
-from kubenb.errors import NoResourceMatchError
+from kubenb.errors import InvalidResponseError, NoResourceMatchError
+from tests.client.conftest import rest_for
+from tests.client.rawserver import answering_server
 from tests.realapi import REALAPI
 
 DISCOVERY = REALAPI / "discovery"
@@ -106,3 +108,17 @@ def test_a_crd_created_later_resolves_after_one_refresh(rest: RESTClient) -> Non
     for name in ("wd", "widgets", "Widget", "widgets.example.com", "widget.v1.example.com"):
         info = mapper.resource_for(name)
         assert (info.group, info.resource, info.kind) == ("example.com", "widgets", "Widget")
+
+
+def test_discovery_of_a_server_that_is_not_an_api_server_says_what_came() -> None:
+    page = (200, "text/html", b"<!doctype html><title>Sign in</title>")
+    with answering_server(lambda path, query: page) as (url, _):
+        rest = rest_for(url)
+        try:
+            with pytest.raises(InvalidResponseError) as info:
+                RESTMapper(DiscoveryClient(rest)).resource_for("pods")
+        finally:
+            rest.close()
+    assert str(info.value) == (
+        "GET /api: the server answered with text/html text '<!doctype html><title>Sign "
+        "in</title>', not a discovery document (is the server URL that of an API server?)")

@@ -15,6 +15,7 @@ import os
 import ssl
 import stat
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,8 @@ import pytest
 import requests
 import trustme
 
-from kubenb.client.config import Config, config_from_dict, load_kube_config
+from kubenb.client.config import Config, config_from_dict, load_config, load_kube_config
+from kubenb.client.rest import RESTClient
 from kubenb.client.transport import (
     POOL_MAXSIZE,
     KubeHTTPAdapter,
@@ -32,10 +34,10 @@ from kubenb.client.transport import (
     user_agent,
     write_private_file,
 )
-from kubenb.errors import KubeConfigError
+from kubenb.errors import KubeConfigError, ServerConnectionError, ServerTLSError
 from kubenb.server import EmbeddedServer
+from tests.client.conftest import SleepRecordingClock, kubeconfig_doc
 from tests.client.test_auth import SECRET_MARK, FakePlugin
-from tests.helpers import assert_no_new_threads
 
 FIXTURES = Path(__file__).parent / "fixtures" / "kubeconfig"
 
@@ -151,13 +153,6 @@ def ca() -> trustme.CA:
 @pytest.fixture(scope="module")
 def server_cert(ca: trustme.CA) -> trustme.LeafCert:
     return ca.issue_cert("127.0.0.1", "localhost")
-
-
-@pytest.fixture
-def threads_checked():
-    before = set(threading.enumerate())
-    yield
-    assert_no_new_threads(before)
 
 
 def _b64(data: bytes) -> str:
@@ -477,3 +472,49 @@ def test_nothing_secret_in_session_reprs_or_logs(caplog, ca, client_cert):
         assert SECRET_MARK not in text
         assert key_line not in text
     session.close()
+
+
+# -- a CA that does not verify the server ----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def tls_server() -> Iterator[EmbeddedServer]:
+    srv = EmbeddedServer(tls=True, token="s3cr3t-token-for-tls")
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def test_wrong_ca_is_a_kubenb_tls_error_naming_the_server(tls_server: EmbeddedServer,
+                                                          tmp_path: Path) -> None:
+    other_ca = base64.b64encode(trustme.CA().cert_pem.bytes()).decode()
+    config = config_from_dict(kubeconfig_doc(
+        tls_server.url, {"token": "s3cr3t-token-for-tls"},
+        {"certificate-authority-data": other_ca}))
+    clock = SleepRecordingClock()
+    rest = RESTClient(config, clock=clock)
+    try:
+        with pytest.raises(ServerTLSError) as info:
+            rest.get("/version")
+    finally:
+        rest.close()
+    err = info.value
+    assert isinstance(err, ServerConnectionError)
+    assert isinstance(err, requests.exceptions.SSLError)
+    assert isinstance(err.__cause__, requests.exceptions.SSLError)
+    assert tls_server.url in str(err)
+    assert "certificate verify failed" in str(err)
+    assert "certificate-authority" in str(err)  # where to look
+    assert "GET /version" in str(err)
+    assert clock.slept == []  # a certificate that does not verify is not retried
+    assert "s3cr3t" not in str(err)
+
+
+def test_right_ca_still_works(tls_server: EmbeddedServer) -> None:
+    config = load_config(str(tls_server.kubeconfig_path))
+    rest = RESTClient(config)
+    try:
+        assert rest.get("/version")["major"] == "1"
+    finally:
+        rest.close()
