@@ -4,6 +4,11 @@ Scenarios mirror client-go's reflector_test.go and reflector_watchlist_test.go. 
 ListerWatcher is `FakeSource` (tests/cache/fake_source.py); time (backoff, resync,
 very short watches) is a FakeClock, stepped by the test. Real time is spent only in
 `wait_until`, waiting for the reflector thread to reach a state.
+
+The sections at the end go over real HTTP instead: the embedded server, kube-apiserver's
+recorded watch-list stream replayed by `chunked_server`, and a raw-socket server
+(`scripted_server`) that resets watches or holds requests, so that very short watches and
+stopping in the middle of a request are seen as a cluster would cause them.
 """
 
 from __future__ import annotations
@@ -20,12 +25,13 @@ import pytest
 import requests
 
 from kubenb.cache.backoff import ExponentialBackoff
+from kubenb.cache.factory import SharedInformerFactory
 from kubenb.cache.fifo import FIFO
 from kubenb.cache.listwatch import ListWatch
 from kubenb.cache.reflector import ListError, Reflector
 from kubenb.cache.shared_informer import SharedIndexInformer
 from kubenb.cache.store import Store, new_store
-from kubenb.client.config import Config
+from kubenb.client.config import Config, load_config
 from kubenb.client.dynamic import DynamicClient
 from kubenb.client.options import ListOptions
 from kubenb.client.rest import RESTClient
@@ -40,9 +46,21 @@ from kubenb.errors import (
     TooManyRequests,
     api_error_from_status,
 )
+from kubenb.server import EmbeddedServer
 from tests.cache.fake_source import INITIAL_EVENTS_END, FakeSource, FakeWatch, pod, rv_of
-from tests.client.rawserver import Answer, answering_server, json_answer
+from tests.client.rawserver import Answer, answering_server, chunked_server, json_answer
+from tests.client.scripted_server import (
+    NAMESPACE,
+    Request,
+    ScriptedServer,
+    client_for,
+    configmap,
+    configmap_list,
+    holding,
+    scripted_server,
+)
 from tests.helpers import assert_no_new_threads, wait_until
+from tests.realapi import REALAPI
 
 
 class CountingBackoff:
@@ -939,3 +957,214 @@ def test_reflector_log_never_shows_a_malformed_secrets_data(
     assert 'Secret with no name in namespace "default"' in caplog.text
     assert SECRET not in caplog.text and SECRET_B64 not in caplog.text
     assert_no_new_threads(before)
+
+
+# -- a watch-list informer keeps its stream --------------------------------------------------------
+# Over real HTTP: the stream that carried the initial events goes on as the live watch (no
+# second request, nothing read after the initial-events-end bookmark is lost).
+
+
+def test_watch_list_informer_keeps_its_one_stream_and_sees_a_new_object(
+        server: EmbeddedServer) -> None:
+    configmaps = DynamicClient(load_config(server.kubeconfig_path)).resource(
+        "v1", "configmaps").namespace("default")
+    configmaps.create(configmap("a"))
+    # A FakeClock: a reflector that fell into backoff would wait here for ever.
+    informer = SharedIndexInformer(ListWatch.from_client(configmaps), None, 0.0,
+                                   clock=FakeClock(), use_watch_list=True)
+    informer.start()
+    try:
+        wait_until(informer.has_synced, timeout=10, what="sync from the watch-list")
+        configmaps.create(configmap("b"))
+        wait_until(lambda: informer.get_indexer().get_by_key("default/b") is not None,
+                   timeout=10, what="b in the cache")
+        assert server.storage.watch_count == 1  # the server serves one watch: the stream
+        stats = informer.stats()["reflector"]
+    finally:
+        informer.stop()
+    assert stats["watch_lists"] == 1
+    assert stats.get("lists", 0) == 0 and stats.get("watches", 0) == 0
+    assert stats.get("resumes", 0) == 0 and stats.get("watch_errors", 0) == 0
+    assert sorted(informer.get_indexer().list_keys()) == ["default/a", "default/b"]
+
+
+def realapi_watch_list() -> tuple[bytes, list[int]]:
+    """The recorded stream and where its chunks started."""
+    import json
+
+    meta = json.loads((REALAPI / "watch/watchlist-sendinitialevents.meta.json").read_text())
+    body = (REALAPI / "watch/watchlist-sendinitialevents.jsonl").read_bytes()
+    return body, [c["offset"] for c in meta["response"]["chunks"]]
+
+
+@pytest.mark.parametrize("framing", ["as-recorded", "one-chunk"])
+def test_watch_list_over_the_real_apiserver_stream_reads_on_after_the_bookmark(
+        framing: str) -> None:
+    """As recorded: the initial events and the end bookmark in one chunk, the live w-4
+    1.5 s later, then a bookmark. In one chunk, w-4 arrives in the same read as the end
+    bookmark, so it must not be lost with a dropped read buffer either."""
+    body, offsets = realapi_watch_list()
+    if framing == "one-chunk":
+        chunks = [body]
+    else:
+        chunks = [body[a:b] for a, b in zip(offsets, [*offsets[1:], len(body)], strict=True)]
+    hold_open = threading.Event()  # the server keeps the stream open after the chunks
+    with chunked_server(chunks, hold_open=hold_open) as url:
+        store = new_store()
+        list_watch = ListWatch.from_client(client_for(url), label_selector="fixture=watch")
+        reflector = Reflector(list_watch, store, clock=FakeClock(), use_watch_list=True)
+        with running(reflector):
+            wait_until(lambda: store.get_by_key(f"{NAMESPACE}/w-4") is not None
+                       and reflector.stats().get("events_bookmark") == 1,
+                       timeout=10, what="w-4 and the last bookmark")
+            stats = reflector.stats()
+            assert reflector.state == "watching"
+            assert reflector.last_sync_resource_version() == "378"
+    assert stats["watch_lists"] == 1
+    assert stats.get("lists", 0) == 0 and stats.get("watches", 0) == 0
+    assert (stats["objects_listed"], stats["events_added"], stats["events_bookmark"]) == (
+        3, 1, 1)
+    assert sorted(store.list_keys()) == [f"{NAMESPACE}/w-{n}" for n in ("2", "3", "4", "other")]
+    assert store.get_by_key(f"{NAMESPACE}/w-4")["metadata"]["resourceVersion"] == "378"
+
+
+# -- very short watches back off -------------------------------------------------------------------
+# A watch that ends within a second with no event, by a clean close or a reset connection,
+# is a "very short watch": backoff, not a hot loop, and one WARNING.
+
+
+def answering(on_watch: Callable[[ScriptedServer, Request], None],
+              watch_verbs: tuple[str, ...] = ("watch",)
+              ) -> Callable[[ScriptedServer, Request], None]:
+    """LISTs get an empty list at RV 10; the watch kinds in `watch_verbs` go to
+    `on_watch`, and any other watch is held (never used by these tests)."""
+
+    def answer(srv: ScriptedServer, req: Request) -> None:
+        if req.verb == "list":
+            srv.send_json(req, configmap_list("10"))
+        elif req.verb in watch_verbs:
+            on_watch(srv, req)
+        else:
+            srv.hold(req)
+
+    return answer
+
+
+def reset_at_once(srv: ScriptedServer, req: Request) -> None:
+    srv.start_stream(req)
+    srv.reset(req)
+
+
+def close_at_once(srv: ScriptedServer, req: Request) -> None:
+    srv.start_stream(req)
+    srv.end_stream(req)
+
+
+@pytest.mark.parametrize("end", [reset_at_once, close_at_once], ids=["reset", "close"])
+def test_a_watch_dropped_at_once_is_very_short_and_waits_for_the_backoff(
+        end: Callable[[ScriptedServer, Request], None],
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="kubenb.cache.reflector")
+    clock = FakeClock()
+    with scripted_server(answering(end)) as srv:
+        reflector = Reflector(ListWatch.from_client(client_for(srv.url)), new_store(),
+                              clock=clock, backoff=ExponentialBackoff(clock=clock, jitter=0))
+        with running(reflector):
+            for cycle, delay in enumerate((0.8, 1.6, 3.2), start=1):
+                wait_until(lambda c=cycle: in_backoff(reflector, clock)
+                           and srv.count("watch") == c, timeout=10,
+                           what=f"backoff after watch {cycle}")
+                assert (srv.count("list"), srv.count("watch")) == (cycle, cycle)
+                assert reflector.stats()["very_short_watches"] == cycle
+                # Short of the delay the reflector still waits on the clock: it cannot
+                # send anything before the clock reaches its backoff deadline.
+                clock.step(delay - 0.05)
+                assert in_backoff(reflector, clock)
+                assert (srv.count("list"), srv.count("watch")) == (cycle, cycle)
+                clock.step(0.1)  # past the deadline (an exact sum may round below it)
+            wait_until(lambda: srv.count("watch") == 4 and in_backoff(reflector, clock),
+                       timeout=10, what="backoff after the 4th watch")
+    assert reflector.stats().get("resumes", 0) == 0  # each one was a relist, none a resume
+    mine = [r for r in caplog.records if r.name == "kubenb.cache.reflector"]
+    warnings = [r.getMessage() for r in mine if r.levelno >= logging.WARNING]
+    repeats = [r.getMessage() for r in mine
+               if r.levelno == logging.DEBUG and "very short watch" in r.getMessage()]
+    assert len(warnings) == 1 and "very short watch" in warnings[0], warnings
+    assert len(repeats) == 3
+
+
+def test_a_watch_list_reset_at_once_falls_back_to_list_and_then_backs_off() -> None:
+    """client-go's watchList: a very short watch-list is an error that falls back to
+    LIST/WATCH (not a new watch-list at once); the very short watch after it backs off."""
+    clock = FakeClock()
+    answer = answering(reset_at_once, watch_verbs=("watch", "watch-list"))
+    with scripted_server(answer) as srv:
+        reflector = Reflector(ListWatch.from_client(client_for(srv.url)), new_store(),
+                              clock=clock, use_watch_list=True,
+                              backoff=ExponentialBackoff(clock=clock, jitter=0))
+        with running(reflector):
+            wait_until(lambda: in_backoff(reflector, clock), timeout=10, what="backoff")
+            assert [r.verb for r in srv.requests] == ["watch-list", "list", "watch"]
+            assert reflector.stats()["very_short_watches"] == 2
+
+
+def test_failures_between_warnings_are_counted_in_the_next_one(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="kubenb.cache.reflector")
+    clock = FakeClock()
+    with scripted_server(answering(reset_at_once)) as srv:
+        reflector = Reflector(ListWatch.from_client(client_for(srv.url)), new_store(),
+                              clock=clock, backoff=ExponentialBackoff(clock=clock, jitter=0))
+        with running(reflector):
+            for cycle, delay in enumerate((0.8, 1.6, 300.0), start=1):
+                wait_until(lambda c=cycle: in_backoff(reflector, clock)
+                           and srv.count("watch") == c, timeout=10, what=f"watch {cycle}")
+                clock.step(delay)
+            wait_until(lambda: srv.count("watch") == 4 and in_backoff(reflector, clock),
+                       timeout=10, what="the 4th watch")
+    warnings = [r.getMessage() for r in caplog.records
+                if r.name == "kubenb.cache.reflector" and r.levelno >= logging.WARNING]
+    assert len(warnings) == 2, warnings
+    assert "(and 2 more times since the last warning" in warnings[1]
+
+
+# -- stopping aborts the request in flight ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("held", ["list", "watch", "watch-list"])
+def test_stopping_an_informer_aborts_the_held_request(held: str) -> None:
+    before = set(threading.enumerate())
+    with scripted_server(holding(held)) as srv:
+        informer = SharedIndexInformer(ListWatch.from_client(client_for(srv.url)), None, 0.0,
+                                       clock=FakeClock(), use_watch_list=held == "watch-list")
+        informer.start()
+        srv.wait_for(lambda s: s.count(held) == 1, what=f"the {held} request")
+        informer.stop()
+        # stop() returned with every informer thread joined, while the server still
+        # held the request: it has not answered it, and it saw the client hang up.
+        assert informer.is_stopped()
+        assert not srv.release.is_set()
+        (request,) = [r for r in srv.requests if r.verb == held]
+        assert request not in srv.answered
+        srv.wait_for(lambda s: request in s.client_closed, what="the client to hang up")
+        stats = informer.stats()["reflector"]
+        assert stats["state"] == "stopped"
+        assert stats.get("errors", 0) == 0 and stats["last_error"] == ""
+    assert_no_new_threads(before)
+
+
+def test_factory_shutdown_aborts_a_list_the_server_delays(server: EmbeddedServer) -> None:
+    server.faults.latency(3600.0, verb="list")  # held until faults.clear() below
+    dynamic = DynamicClient(load_config(server.kubeconfig_path))
+    factory = SharedInformerFactory(dynamic, clock=FakeClock())
+    informer = factory.for_resource("v1", "configmaps").informer()
+    factory.start()
+    wait_until(lambda: server.faults.stats()["delayed"] == 1, timeout=10,
+               what="the list held by the server")
+    factory.shutdown()
+    assert informer.is_stopped() and not informer.has_synced()
+    stats = informer.stats()["reflector"]
+    assert (stats["lists"], stats.get("errors", 0), stats["state"]) == (1, 0, "stopped")
+    server.faults.clear()
+    # The shared client's pool is still good after the abort.
+    assert dynamic.resource("v1", "configmaps").namespace("default").list()["items"] == []

@@ -22,6 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from kubenb.client.config import Config
+from kubenb.client.dynamic import ResourceClient
+from kubenb.client.rest import RESTClient
+
 
 @dataclass
 class Request:
@@ -172,3 +176,38 @@ def scripted_server(answer: Callable[[ScriptedServer, Request], None]
     finally:
         server.close()
         acceptor.join(5)
+
+
+# -- answers of ConfigMaps -------------------------------------------------------------------------
+
+NAMESPACE = "kubenb-watch"
+
+
+def configmap(name: str) -> dict[str, Any]:
+    """A ConfigMap to create (no namespace: the client's)."""
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name},
+            "data": {"v": "1"}}
+
+
+def configmap_list(rv: str, *names: str) -> dict[str, Any]:
+    """A ConfigMapList at `rv` of the ConfigMaps `names` in NAMESPACE, to answer a LIST."""
+    return {"kind": "ConfigMapList", "apiVersion": "v1", "metadata": {"resourceVersion": rv},
+            "items": [{**configmap(n), "metadata": {"name": n, "namespace": NAMESPACE,
+                                                    "resourceVersion": rv}} for n in names]}
+
+
+def client_for(url: str) -> ResourceClient:
+    """A client of the configmaps in NAMESPACE on the server at `url`."""
+    return ResourceClient(RESTClient(Config(server=url)), "v1", "configmaps", NAMESPACE)
+
+
+def holding(held: str) -> Callable[[ScriptedServer, Request], None]:
+    """Hold every request of kind `held`; answer a LIST, hold any other watch too."""
+
+    def answer(srv: ScriptedServer, req: Request) -> None:
+        if req.verb == "list" and held != "list":
+            srv.send_json(req, configmap_list("10", "a"))
+        else:
+            srv.hold(req)
+
+    return answer
