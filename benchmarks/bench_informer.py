@@ -16,7 +16,7 @@ Same run, interleaved, best of rounds, each against two baselines:
 - memory per cached object (tracemalloc, retained after sync) vs the plain decoded
   dicts of the same list, and vs the official informer's typed cache.
 
-kubenb decodes JSON with msgspec (kubenb/client/decode.py); rows against the same raw
+kubenb decodes JSON with msgspec (kubenb/jsondecode.py); rows against the same raw
 paths decoding with msgspec show what the rest of the pipeline costs (no target).
 """
 

@@ -22,7 +22,7 @@ listeners still hold, which depends on thread timing), "updated, stopped" (after
 do; "factory" is one made by SharedInformerFactory, with its namespace index.
 
 Baselines, "the decoded dicts": the smallest cache, the same bytes decoded by msgspec
-(kubenb's decoder, kubenb/client/decode.py) and by `json.loads`, the objects kept in a
+(kubenb's decoder, kubenb/jsondecode.py) and by `json.loads`, the objects kept in a
 dict by name: the list decoded whole, then each event decoded on its own and kept in place
 of its predecessor. Shared strings count once, when first allocated. msgspec shares dict
 keys across documents through a process-wide cache of 512 strings (warmed before
