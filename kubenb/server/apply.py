@@ -31,6 +31,17 @@ from typing import Any
 from kubenb.meta import dict_field
 from kubenb.server import errors, typeinfo
 
+__all__ = [
+    "APPLY",
+    "UPDATE",
+    "Manager",
+    "decode_fields",
+    "encode_fields",
+    "path_string",
+    "server_side_apply",
+    "track_update",
+]
+
 Obj = dict[str, Any]
 Path = tuple[str, ...]
 

@@ -23,7 +23,9 @@ from kubenb.server.admission import KUBERNETES_SERVICE_IP, SYSTEM_PRIORITY_CLASS
 from kubenb.server.apply import Manager
 from kubenb.server.registry import Registry
 
-APISERVER = Manager("kube-apiserver")
+__all__ = ["ensure_cluster_objects"]
+
+_APISERVER = Manager("kube-apiserver")
 _BOOTSTRAP_LABELS = {"kubernetes.io/bootstrapping": "rbac-defaults"}
 _AUTOUPDATE = {"rbac.authorization.kubernetes.io/autoupdate": "true"}
 
@@ -46,13 +48,13 @@ def _put(registry: Registry, group: str, plural: str, namespace: str, body: dict
     try:
         current = registry.get(rtype, namespace, name)
     except errors.StatusError:
-        registry.create(rtype, namespace, body, manager=APISERVER)
+        registry.create(rtype, namespace, body, manager=_APISERVER)
         return
     updated = dict(current, **{k: v for k, v in body.items() if k != "metadata"})
-    registry.update(rtype, namespace, name, updated, manager=APISERVER)
+    registry.update(rtype, namespace, name, updated, manager=_APISERVER)
 
 
-def kubernetes_service(registry: Registry, host: str, port: int, tls: bool) -> None:
+def _kubernetes_service(registry: Registry, host: str, port: int, tls: bool) -> None:
     """The `default/kubernetes` Service, Endpoints and EndpointSlice: the API server's own
     address (`host:port`) behind cluster IP 10.96.0.1, port 443."""
     scheme = "https" if tls else "http"  # the real port name is https; say what is served
@@ -77,7 +79,7 @@ def kubernetes_service(registry: Registry, host: str, port: int, tls: bool) -> N
         "ports": [{"name": scheme, "protocol": "TCP", "port": port}]})
 
 
-def system_priority_classes(registry: Registry) -> None:
+def _system_priority_classes(registry: Registry) -> None:
     """The two PriorityClasses every cluster has (pods may name them)."""
     for name, value in SYSTEM_PRIORITY_CLASSES.items():
         what = "nodes" if name == "system-node-critical" else "the cluster"
@@ -86,7 +88,7 @@ def system_priority_classes(registry: Registry) -> None:
             "description": f"For pods {what} cannot work without.", "globalDefault": False})
 
 
-def cluster_admin(registry: Registry) -> None:
+def _cluster_admin(registry: Registry) -> None:
     """ClusterRole cluster-admin (everything) bound to the group system:masters."""
     group = "rbac.authorization.k8s.io"
     _put(registry, group, "clusterroles", "", {
@@ -103,6 +105,6 @@ def cluster_admin(registry: Registry) -> None:
 
 def ensure_cluster_objects(registry: Registry, host: str, port: int, tls: bool) -> None:
     """Everything above, created once and brought up to date on every start."""
-    system_priority_classes(registry)
-    cluster_admin(registry)
-    kubernetes_service(registry, host, port, tls)
+    _system_priority_classes(registry)
+    _cluster_admin(registry)
+    _kubernetes_service(registry, host, port, tls)

@@ -21,10 +21,23 @@ from kubenb.server.errors import cause
 from kubenb.server.resources import CR_VERBS, ResourceRegistry, ResourceType
 from kubenb.server.validation import name_problems
 
+__all__ = [
+    "GROUP",
+    "KIND",
+    "establishing_statuses",
+    "initial_status",
+    "is_crd",
+    "name_conflict",
+    "renamed_status",
+    "served_types",
+    "set_defaults",
+    "validate",
+]
+
 GROUP = "apiextensions.k8s.io"
-PLURAL = "customresourcedefinitions"
+_PLURAL = "customresourcedefinitions"
 KIND = "CustomResourceDefinition"
-APPROVAL = "api-approved.kubernetes.io"
+_APPROVAL = "api-approved.kubernetes.io"
 _APPROVAL_MORE = "see https://github.com/kubernetes/enhancements/pull/1111"
 _COLUMN_TYPES = ("boolean", "date", "integer", "number", "string")
 _SIMPLE_PATH = re.compile(r"(\.[A-Za-z0-9_\-/]+)+")
@@ -34,7 +47,7 @@ Obj = dict[str, Any]
 
 def is_crd(rtype: ResourceType) -> bool:
     """Whether `rtype` is the customresourcedefinitions resource itself."""
-    return rtype.group == GROUP and rtype.plural == PLURAL
+    return rtype.group == GROUP and rtype.plural == _PLURAL
 
 
 def _quote(value: Any) -> str:
@@ -81,10 +94,10 @@ def set_defaults(crd: Obj) -> None:
 def initial_status(crd: Obj) -> Obj:
     """The status a new CRD is stored with, before the controllers accept its names."""
     return {"conditions": None, "acceptedNames": {"plural": "", "kind": ""},
-            "storedVersions": [storage_version(crd)]}
+            "storedVersions": [_storage_version(crd)]}
 
 
-def storage_version(crd: Obj) -> str:
+def _storage_version(crd: Obj) -> str:
     """The name of the version marked `storage: true` ("" if there is none)."""
     for version in _versions(crd):
         if version.get("storage") is True:
@@ -129,14 +142,14 @@ def validate(crd: Obj, old: Obj | None = None) -> list[dict[str, str]]:
     causes += _validate_names(names, "spec.names")
     causes += _validate_versions(spec)
     if group and _protected(group):
-        approval = (meta.get("annotations") or {}).get(APPROVAL)
-        field = f"metadata.annotations[{APPROVAL}]"
+        approval = (meta.get("annotations") or {}).get(_APPROVAL)
+        field = f"metadata.annotations[{_APPROVAL}]"
         if approval is None:
             causes.append(_required(field, "protected groups must have approval annotation "
-                                    f'"{APPROVAL}", {_APPROVAL_MORE}'))
+                                    f'"{_APPROVAL}", {_APPROVAL_MORE}'))
         elif not (str(approval).startswith(("http://", "https://", "unapproved"))):
             causes.append(_invalid(field, approval,
-                                   f'protected groups must have approval annotation "{APPROVAL}"'
+                                   f'protected groups must have approval annotation "{_APPROVAL}"'
                                    ' with either a URL or a reason starting with "unapproved", '
                                    + _APPROVAL_MORE))
     if old is not None:
@@ -319,7 +332,7 @@ def establishing_statuses(crd: Obj, conflict: str, now: str) -> list[Obj]:
     steps = [first, dict(status, conditions=list(conditions))]
     group = (crd.get("spec") or {}).get("group", "")
     if _protected(str(group)):
-        approval = str(((crd.get("metadata") or {}).get("annotations") or {}).get(APPROVAL, ""))
+        approval = str(((crd.get("metadata") or {}).get("annotations") or {}).get(_APPROVAL, ""))
         if approval.startswith("unapproved"):
             extra = _condition("KubernetesAPIApprovalPolicyConformant", "False",
                                "UnapprovedAnnotation", f"not approved: {_quote(approval)}", now)
@@ -334,13 +347,13 @@ def renamed_status(crd: Obj) -> Obj | None:
     """The status after a spec update changed the names (None when nothing to write)."""
     status = copy.deepcopy(crd.get("status") or {})
     accepted = _accepted_names(crd)
-    if not is_established(crd) or status.get("acceptedNames") == accepted:
+    if not _is_established(crd) or status.get("acceptedNames") == accepted:
         return None
     status["acceptedNames"] = accepted
     return status
 
 
-def is_established(crd: Obj) -> bool:
+def _is_established(crd: Obj) -> bool:
     """Whether the CRD's Established condition is True."""
     conditions = (crd.get("status") or {}).get("conditions") or []
     return any(isinstance(c, dict) and c.get("type") == "Established" and c.get(
@@ -349,12 +362,12 @@ def is_established(crd: Obj) -> bool:
 
 def served_types(crd: Obj) -> list[ResourceType]:
     """One ResourceType per served version of an established CRD."""
-    if not is_established(crd):
+    if not _is_established(crd):
         return []
     spec = crd.get("spec") or {}
     names = spec.get("names") or {}
     crd_name = str((crd.get("metadata") or {}).get("name", ""))
-    stored = storage_version(crd)
+    stored = _storage_version(crd)
     out = []
     for version in _versions(crd):
         if version.get("served") is not True:

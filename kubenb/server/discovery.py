@@ -13,6 +13,17 @@ from typing import Any
 
 from kubenb.server.resources import ResourceRegistry, ResourceType
 
+__all__ = [
+    "VERSION_INFO",
+    "aggregated_content_type",
+    "aggregated_discovery",
+    "api_group",
+    "api_group_list",
+    "api_resource_list",
+    "api_versions",
+    "etag",
+]
+
 VERSION_INFO: dict[str, str] = {
     "major": "1",
     "minor": "32",
@@ -52,7 +63,7 @@ def api_group(registry: ResourceRegistry, group: str) -> dict[str, Any] | None:
     return dict({"kind": "APIGroup", "apiVersion": "v1"}, **_group_doc(group, versions))
 
 
-SUBRESOURCES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
+_SUBRESOURCES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     "status": ("", "", "", ("get", "patch", "update")),
     "scale": ("autoscaling", "v1", "Scale", ("get", "patch", "update")),
     "attach": ("", "", "PodAttachOptions", ("create", "get")),
@@ -71,9 +82,9 @@ SUBRESOURCES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
 the parent's, "{}" stands for the parent's kind, an empty group its own group."""
 
 
-def subresource_info(rtype: ResourceType, sub: str) -> tuple[str, str, str, tuple[str, ...]]:
+def _subresource_info(rtype: ResourceType, sub: str) -> tuple[str, str, str, tuple[str, ...]]:
     """(group, version, kind, verbs) of one subresource of `rtype`."""
-    group, version, kind, verbs = SUBRESOURCES.get(sub, ("", "", "", ("get", "patch",
+    group, version, kind, verbs = _SUBRESOURCES.get(sub, ("", "", "", ("get", "patch",
                                                                          "update")))
     kind = kind.replace("{}", rtype.kind) if kind else rtype.kind
     return group, version, kind, verbs
@@ -89,7 +100,7 @@ def _resource_entries(rtype: ResourceType) -> list[dict[str, Any]]:
         main["categories"] = list(rtype.categories)
     entries = [main]
     for sub in rtype.subresources:
-        group, version, kind, verbs = subresource_info(rtype, sub)
+        group, version, kind, verbs = _subresource_info(rtype, sub)
         entry: dict[str, Any] = {"name": f"{rtype.plural}/{sub}", "singularName": "",
                                  "namespaced": rtype.namespaced}
         if group:
@@ -117,9 +128,6 @@ def api_resource_list(registry: ResourceRegistry, group: str, version: str
 
 # -- aggregated discovery (apidiscovery.k8s.io/v2, v2beta1) ------------------------------
 
-AGGREGATED_VERSIONS = ("v2", "v2beta1")
-
-
 def aggregated_content_type(version: str) -> str:
     """The Content-Type the server answers aggregated discovery with (echoes g, v, as)."""
     return f"application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList"
@@ -146,7 +154,7 @@ def _aggregated_resource(rtype: ResourceType) -> dict[str, Any]:
         entry["categories"] = list(rtype.categories)
     subs = []
     for sub in rtype.subresources:
-        group, version, kind, verbs = subresource_info(rtype, sub)
+        group, version, kind, verbs = _subresource_info(rtype, sub)
         subs.append({"subresource": sub,
                      "responseKind": _response_kind(rtype, kind, group, version),
                      "verbs": list(verbs)})

@@ -15,6 +15,25 @@ import yaml
 
 from kubenb.timeutil import format_time
 
+__all__ = [
+    "DISCOVERY",
+    "NOT_ACCEPTABLE",
+    "PARTIAL",
+    "TABLE",
+    "Output",
+    "TooDeepError",
+    "check_depth",
+    "dumps",
+    "dumps_line",
+    "dumps_pretty",
+    "dumps_yaml",
+    "encode",
+    "loads_body",
+    "negotiate",
+    "now_rfc3339",
+    "parse_media_type",
+]
+
 _GO_ESCAPES = (
     ("<", "\\u003c"),
     (">", "\\u003e"),
@@ -46,19 +65,22 @@ def dumps_yaml(obj: Any) -> bytes:
 #: How deeply a request body may nest objects and arrays. The apiserver's JSON decoder
 #: stops at 10000; kubenb's Python (deepcopy, merges, YAML output) recurses once or more per
 #: level, so it stops far earlier, at a depth no real object comes near.
-MAX_DEPTH = 200
-_DEPTH_MESSAGE = (f"exceeded max depth: objects and arrays nested more than {MAX_DEPTH} "
+_MAX_DEPTH = 200
+_DEPTH_MESSAGE = (f"exceeded max depth: objects and arrays nested more than {_MAX_DEPTH} "
                   "levels deep")
 
 
 class TooDeepError(ValueError):
-    """A body (or a patch's result) nests deeper than MAX_DEPTH."""
+    """A body (or a patch's result) nests deeper than the apiserver's 200 levels.
+
+    Internal: the handlers and the registry answer it as 400 BadRequest; it never leaves
+    the server."""
 
     def __init__(self) -> None:
         super().__init__(_DEPTH_MESSAGE)
 
 
-def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
+def check_depth(value: Any, limit: int = _MAX_DEPTH) -> None:
     """Raise TooDeepError if `value` nests dicts and lists more than `limit` deep
     (iteratively: a body too deep for recursion must not crash the check)."""
     stack: list[tuple[Any, int]] = [(value, 1)]
@@ -74,7 +96,7 @@ def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
 
 def loads_body(body: bytes, content_type: str) -> Any:
     """Decode a request body; raises ValueError with a short reason on bad input, and
-    TooDeepError for one nested deeper than MAX_DEPTH."""
+    TooDeepError for one nested deeper than _MAX_DEPTH."""
     if content_type in ("application/yaml", "application/x-yaml", "text/yaml"):
         try:
             value = yaml.safe_load(body.decode("utf-8"))
@@ -95,7 +117,7 @@ def loads_body(body: bytes, content_type: str) -> Any:
         raise ValueError(exc.msg) from None
     except UnicodeDecodeError as exc:
         raise ValueError(str(exc)) from None
-    if isinstance(value, (dict, list)) and body.count(b"{") + body.count(b"[") > MAX_DEPTH:
+    if isinstance(value, (dict, list)) and body.count(b"{") + body.count(b"[") > _MAX_DEPTH:
         check_depth(value)  # fewer brackets than the limit cannot nest deeper than it
     return value
 
@@ -189,7 +211,7 @@ def now_rfc3339() -> str:
 
 
 @dataclass(frozen=True)
-class MediaType:
+class _MediaType:
     """One entry of an Accept header: `application/json;as=Table;v=v1;g=meta.k8s.io`."""
 
     mime: str
@@ -209,7 +231,7 @@ class MediaType:
         return self.mime == "application/yaml"
 
 
-def parse_accept(header: str) -> list[MediaType]:
+def _parse_accept(header: str) -> list[_MediaType]:
     """The Accept header's media types in the order given (q-values ignored, as kubectl and
     client-go list their preferences first-to-last and never weight them)."""
     out = []
@@ -221,7 +243,7 @@ def parse_accept(header: str) -> list[MediaType]:
         for piece in pieces[1:]:
             key, _, value = piece.partition("=")
             params[key.strip().lower()] = value.strip().strip('"')
-        out.append(MediaType(pieces[0].lower(), params))
+        out.append(_MediaType(pieces[0].lower(), params))
     return out
 
 
@@ -258,7 +280,7 @@ def negotiate(accept: str, allowed: tuple[str, ...] = ()) -> Output | None:
     (`as=Table` on a discovery document, an unknown `v=`) is skipped, as the apiserver
     skips it, so a client's fallbacks (`...,application/json`) are honoured in order.
     """
-    entries = parse_accept(accept)
+    entries = _parse_accept(accept)
     if not entries:
         return Output()
     for media in entries:

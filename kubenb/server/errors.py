@@ -8,6 +8,28 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = [
+    "StatusError",
+    "already_exists",
+    "bad_request",
+    "cause",
+    "conflict",
+    "expired",
+    "internal_error",
+    "invalid",
+    "invalid_list_options",
+    "method_not_allowed",
+    "namespace_terminating",
+    "not_found",
+    "resource_not_found",
+    "status_body",
+    "success_status",
+    "too_large",
+    "too_large_resource_version",
+    "unauthorized",
+    "unsupported_media_type",
+]
+
 
 class StatusError(Exception):
     """An error response: `.code` is the HTTP status, `.status` the Status body."""

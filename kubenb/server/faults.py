@@ -23,10 +23,20 @@ from kubenb.server.params import bool_param
 from kubenb.server.resources import ResourceRegistry
 from kubenb.server.storage import Storage
 
+__all__ = [
+    "FAIL_CODES",
+    "VERBS",
+    "FailRule",
+    "FaultConfigError",
+    "Faults",
+    "RequestInfo",
+    "request_info",
+]
+
 VERBS = ("get", "list", "watch", "create", "update", "patch", "delete", "deletecollection")
 FAIL_CODES = (500, 429)
-TOO_MANY_REQUESTS = "Too many requests, please try again later."
-INJECTED_500 = "kubenb fault injection failed this request on purpose"
+_TOO_MANY_REQUESTS = "Too many requests, please try again later."
+_INJECTED_500 = "kubenb fault injection failed this request on purpose"
 
 
 class FaultConfigError(KubenbError, ValueError):
@@ -276,12 +286,12 @@ class Faults:
     def _failure(rule: FailRule) -> Response:
         if rule.code == 429:
             err = errors.StatusError(errors.status_body(
-                429, "TooManyRequests", TOO_MANY_REQUESTS,
+                429, "TooManyRequests", _TOO_MANY_REQUESTS,
                 {"retryAfterSeconds": rule.retry_after}))
             response = status_response(err)
             response.headers.append(("Retry-After", str(rule.retry_after)))
             return response
-        return status_response(errors.internal_error(INJECTED_500))
+        return status_response(errors.internal_error(_INJECTED_500))
 
     def _expired_continue(self, params: dict[str, str]) -> Response | None:
         with self._lock:

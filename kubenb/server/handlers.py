@@ -44,12 +44,14 @@ from kubenb.server.watch import WatchStream
 if TYPE_CHECKING:
     from kubenb.server.faults import Faults
 
+__all__ = ["MAX_BODY", "ApiHandler", "Request", "Response", "status_response"]
+
 log = logging.getLogger(__name__)
 
-JSON = "application/json"
-TEXT = "text/plain; charset=utf-8"
+_JSON = "application/json"
+_TEXT = "text/plain; charset=utf-8"
 MAX_BODY = 3 * 1024 * 1024
-PUBLIC_PATHS = ("/healthz", "/livez", "/readyz", "/version")
+_PUBLIC_PATHS = ("/healthz", "/livez", "/readyz", "/version")
 _BODY_TYPES = ("application/json", "application/yaml", "application/x-yaml", "text/yaml")
 _UNKNOWN_BODY_FORMAT = ("the body of the request was in an unknown format - accepted media "
                         "types include: application/json, application/yaml, "
@@ -83,12 +85,13 @@ class Response:
 
     status: int
     body: bytes
-    content_type: str = JSON
+    content_type: str = _JSON
     headers: list[tuple[str, str]] = field(default_factory=list)
 
 
-class NotFoundPage(Exception):
-    """A path outside the API: the plain-text 404 the real server sends."""
+class _NotFoundPage(Exception):
+    """A path outside the API: the plain-text 404 the real server sends (internal: the
+    dispatcher answers it)."""
 
 
 @dataclass
@@ -139,8 +142,8 @@ class ApiHandler:
             return self._dispatch(request)
         except errors.StatusError as err:
             return status_response(err)
-        except NotFoundPage:
-            return Response(404, b"404 page not found\n", TEXT)
+        except _NotFoundPage:
+            return Response(404, b"404 page not found\n", _TEXT)
         except RecursionError as exc:
             # Bodies are depth-checked on the way in, so this is a bug; its traceback
             # would be thousands of identical lines: one line says where it went round.
@@ -160,7 +163,7 @@ class ApiHandler:
     def _authenticate(self, request: Request) -> None:
         """A bearer token as the apiserver reads it: the scheme in any case ("Bearer",
         "bearer", "BEARER"), the token up to the next space."""
-        if self._token is None or request.path.rstrip("/") in PUBLIC_PATHS:
+        if self._token is None or request.path.rstrip("/") in _PUBLIC_PATHS:
             return
         parts = request.header("Authorization").strip().split(" ", 2)
         given = parts[1] if len(parts) >= 2 and parts[0].lower() == "bearer" else ""
@@ -180,13 +183,13 @@ class ApiHandler:
         parts = [p for p in path.split("/") if p]
         if path in ("/healthz", "/livez", "/readyz") or (
                 len(parts) == 2 and parts[0] in ("healthz", "livez", "readyz")):
-            return Response(200, b"ok", TEXT)
+            return Response(200, b"ok", _TEXT)
         if path == "/version":
             return self._encode(request, discovery.VERSION_INFO)
         if parts[:2] == ["openapi", "v3"]:
             return self._openapi(request, parts[2:])
         if not parts or parts[0] not in ("api", "apis"):
-            raise NotFoundPage()
+            raise _NotFoundPage()
         if parts[0] == "api":
             if len(parts) == 1:
                 return self._root_discovery(request, legacy=True)
@@ -197,11 +200,11 @@ class ApiHandler:
             if len(parts) == 2:
                 doc = discovery.api_group(self.types, parts[1])
                 if doc is None:
-                    raise NotFoundPage()
+                    raise _NotFoundPage()
                 return self._encode(request, doc)
             group, version, rest = parts[1], parts[2], parts[3:]
         if not self.types.in_group_version(group, version):
-            raise NotFoundPage()
+            raise _NotFoundPage()
         if not rest:
             doc = discovery.api_resource_list(self.types, group, version)
             return self._encode(request, doc)
@@ -231,7 +234,7 @@ class ApiHandler:
         elif rest[0] == "apis" and len(rest) == 3:
             doc = openapi.group_version_doc(self.types, rest[1], rest[2])
         if doc is None:
-            raise NotFoundPage()
+            raise _NotFoundPage()
         return self._encode(request, doc)
 
     def _route(self, group: str, version: str, rest: list[str]) -> _Route:
@@ -353,7 +356,7 @@ class ApiHandler:
                 self.stop)
         if not output.as_kind and rtype.version == rtype.stored_version:
             return WatchStream(*args)
-        return ShapedWatchStream(*args, shape=_watch_shaper(output, rtype, include))
+        return _ShapedWatchStream(*args, shape=_watch_shaper(output, rtype, include))
 
     def _scale(self, request: Request, route: _Route) -> Response:
         rtype, ns, name = route.rtype, route.namespace or "", route.name
@@ -419,7 +422,7 @@ class ApiHandler:
     @staticmethod
     def _patch_body(request: Request) -> Any:
         try:
-            return loads_body(request.body, JSON)
+            return loads_body(request.body, _JSON)
         except ValueError as exc:
             raise errors.bad_request(f"error decoding patch: {exc}") from None
 
@@ -469,7 +472,7 @@ class ApiHandler:
         if request.body.strip():
             content_type = _body_type(request)
             try:
-                decoded = loads_body(request.body, JSON if content_type == protobuf.CONTENT_TYPE
+                decoded = loads_body(request.body, _JSON if content_type == protobuf.CONTENT_TYPE
                                      else content_type)
             except ValueError as exc:
                 raise errors.bad_request(f"error decoding DeleteOptions: {exc}") from None
@@ -485,7 +488,7 @@ class ApiHandler:
 
 
 def _content_type(output: Output) -> str:
-    return "application/yaml" if output.encoding == "yaml" else JSON
+    return "application/yaml" if output.encoding == "yaml" else _JSON
 
 
 def _body_type(request: Request) -> str:
@@ -493,7 +496,7 @@ def _body_type(request: Request) -> str:
     JSON; one Go's mime.ParseMediaType rejects (";;;") or one it cannot decode is 415."""
     header = request.header("Content-Type")
     if not header:
-        return JSON
+        return _JSON
     try:
         media, _ = parse_media_type(header)
     except ValueError:
@@ -512,7 +515,7 @@ def _wants_pretty(request: Request) -> bool:
 
 def _pretty(response: Response) -> Response:
     """A JSON answer re-indented for `?pretty=true` (other answers are left as they are)."""
-    if not response.body or not response.content_type.startswith(JSON):
+    if not response.body or not response.content_type.startswith(_JSON):
         return response
     try:
         obj = json.loads(response.body)
@@ -589,10 +592,10 @@ def _options_invalid(kind: str, reason: str, field_name: str, message: str
          "causes": [errors.cause(reason, field_name, message)]}))
 
 
-Shape = Callable[[str, dict[str, Any]], dict[str, Any]]
+_Shape = Callable[[str, dict[str, Any]], dict[str, Any]]
 
 
-def _watch_shaper(output: Output, rtype: ResourceType, include: str) -> Shape:
+def _watch_shaper(output: Output, rtype: ResourceType, include: str) -> _Shape:
     """How each watch event's object is re-shaped (kubectl get -w asks for Table rows)."""
     printer = rtype.printer() if output.as_kind == TABLE else None
     first = [True]
@@ -614,13 +617,13 @@ def _watch_shaper(output: Output, rtype: ResourceType, include: str) -> Shape:
     return shape
 
 
-class ShapedWatchStream(WatchStream):
+class _ShapedWatchStream(WatchStream):
     """A watch whose event objects are re-shaped on the way out: Table rows (only the
     first event carries columnDefinitions), PartialObjectMetadata, or a custom resource
     seen through a version other than its storage version. ERROR events pass as they are.
     """
 
-    def __init__(self, *args: Any, shape: Shape, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, shape: _Shape, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._shape = shape
 

@@ -27,6 +27,8 @@ from kubenb.server import errors
 from kubenb.server.handlers import MAX_BODY, ApiHandler, Request, Response, status_response
 from kubenb.server.watch import WatchStream
 
+__all__ = ["KubeHTTPServer", "listen_backlog"]
+
 log = logging.getLogger(__name__)
 
 _LAST_CHUNK_TIMEOUT = 1.0  # seconds a watcher cut for falling behind gets to take the end

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import yaml
 
+__all__ = ["write_kubeconfig"]
 
-def kubeconfig_dict(url: str, token: str | None, namespace: str = "default",
+
+def _kubeconfig_dict(url: str, token: str | None, namespace: str = "default",
                     name: str = "kubenb", ca_pem: bytes | None = None) -> dict:
     """The kubeconfig as a dict: one cluster, user and context, all named `name`.
 
@@ -46,6 +48,6 @@ def write_kubeconfig(path: str | os.PathLike[str], url: str, token: str | None,
     partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
     fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        yaml.safe_dump(kubeconfig_dict(url, token, ca_pem=ca_pem), handle, sort_keys=False)
+        yaml.safe_dump(_kubeconfig_dict(url, token, ca_pem=ca_pem), handle, sort_keys=False)
     os.replace(partial, target)
     return target

@@ -24,6 +24,8 @@ from typing import Any
 from kubenb.server import typeinfo
 from kubenb.server.resources import ResourceRegistry, ResourceType
 
+__all__ = ["group_version_doc", "index_doc"]
+
 _QUERY_PARAMS = ("dryRun", "fieldManager", "fieldValidation", "force")
 _REF = "#/components/schemas/"
 _PACKAGES = {
@@ -84,7 +86,7 @@ def _object_path(rtype: ResourceType) -> str:
     return f"{base}/{rtype.plural}/{{name}}"
 
 
-def schema_name(sid: str) -> str:
+def _schema_name(sid: str) -> str:
     """The components/schemas name of a struct (`io.k8s.api.core.v1.Pod`)."""
     package, _, name = sid.rpartition(".")
     prefix = _PACKAGES.get(package, "io.k8s.api." + package.replace("/", "."))
@@ -103,7 +105,7 @@ def _type_schema(kind: str, wanted: set[str]) -> dict[str, Any]:
         return {"type": "object", "additionalProperties": _type_schema(kind[2:], wanted)}
     if kind.startswith("@"):
         wanted.add(kind[1:])
-        return _ref(schema_name(kind[1:]))
+        return _ref(_schema_name(kind[1:]))
     if kind in _SPECIAL:
         return _ref(_SPECIAL[kind][0])
     return dict(_SCALAR[kind])
@@ -166,18 +168,18 @@ def _struct_schema(info: typeinfo.StructInfo, wanted: set[str],
 def _generic_schema(rtype: ResourceType) -> dict[str, Any]:
     return {"type": "object", "properties": {
         "apiVersion": {"type": "string"}, "kind": {"type": "string"},
-        "metadata": {"allOf": [_ref(schema_name("meta/v1.ObjectMeta"))], "default": {}}},
+        "metadata": {"allOf": [_ref(_schema_name("meta/v1.ObjectMeta"))], "default": {}}},
         "x-kubernetes-preserve-unknown-fields": True,
         "x-kubernetes-group-version-kind": [
             {"group": rtype.group, "kind": rtype.kind, "version": rtype.version}]}
 
 
-def kind_schema_name(rtype: ResourceType) -> str:
+def _kind_schema_name(rtype: ResourceType) -> str:
     """Where a served kind's schema is in its document."""
     info = None if rtype.custom else typeinfo.kind_struct(rtype.group, rtype.version,
                                                           rtype.kind)
     if info is not None:
-        return schema_name(info.id)
+        return _schema_name(info.id)
     group = rtype.group or "core"
     return ".".join(reversed(group.split("."))) + f".{rtype.version}.{rtype.kind}"
 
@@ -191,15 +193,15 @@ def _schemas(types: list[ResourceType]) -> dict[str, Any]:
         info = None if rtype.custom else typeinfo.kind_struct(rtype.group, rtype.version,
                                                               rtype.kind)
         if info is None:
-            out[kind_schema_name(rtype)] = _generic_schema(rtype)
+            out[_kind_schema_name(rtype)] = _generic_schema(rtype)
             continue
-        out[schema_name(info.id)] = _struct_schema(
+        out[_schema_name(info.id)] = _struct_schema(
             info, wanted, (rtype.group, rtype.version, rtype.kind))
         done.add(info.id)
     while wanted - done:
         sid = min(wanted - done)
         done.add(sid)
-        out[schema_name(sid)] = _struct_schema(typeinfo.struct(sid), wanted, None)
+        out[_schema_name(sid)] = _struct_schema(typeinfo.struct(sid), wanted, None)
     for name, schema in _SPECIAL.values():
         out[name] = dict(schema)
     return dict(sorted(out.items()))
@@ -224,7 +226,7 @@ def _document(types: tuple[ResourceType, ...]) -> dict[str, Any]:
             continue
         gvk = {"group": rtype.group, "version": rtype.version, "kind": rtype.kind}
         ok = {"200": {"description": "OK", "content": {"application/json": {
-            "schema": _ref(kind_schema_name(rtype))}}}}
+            "schema": _ref(_kind_schema_name(rtype))}}}}
         operation = {"operationId": f"patch{rtype.kind}", "parameters": params,
                      "responses": ok, "x-kubernetes-action": "patch",
                      "x-kubernetes-group-version-kind": gvk}

@@ -10,6 +10,18 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+__all__ = [
+    "APPLY_PATCH",
+    "JSON_PATCH",
+    "MERGE_PATCH",
+    "STRATEGIC_PATCH",
+    "PatchError",
+    "PatchFormatError",
+    "json_patch",
+    "merge_patch",
+    "strategic_merge_patch",
+]
+
 MERGE_PATCH = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
 STRATEGIC_PATCH = "application/strategic-merge-patch+json"
@@ -26,11 +38,13 @@ _SERVICE_PORT_KEY = "port"
 
 
 class PatchError(Exception):
-    """The patch could not be applied (a failed `test`, a missing path, a bad op)."""
+    """The patch could not be applied (a failed `test`, a missing path, a bad op).
+
+    Internal, as PatchFormatError: the registry answers it as 422 Invalid."""
 
 
 class PatchFormatError(Exception):
-    """The patch body itself is malformed (not the right JSON shape)."""
+    """The patch body itself is malformed (not the right JSON shape); answered 400."""
 
 
 def merge_patch(target: Any, patch: Any) -> Any:

@@ -24,12 +24,16 @@ from typing import Any
 
 from kubenb.server import typeinfo
 
-MAGIC = b"k8s\x00"
+__all__ = ["CONTENT_TYPE", "ProtobufError", "UnsupportedKind", "decode", "frame", "go_duration"]
+
+_MAGIC = b"k8s\x00"
 CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
 
 
 class ProtobufError(ValueError):
-    """The bytes are not a well-formed Kubernetes protobuf body."""
+    """The bytes are not a well-formed Kubernetes protobuf body.
+
+    Internal, as UnsupportedKind: the handlers answer them as 400 and 415."""
 
 
 class UnsupportedKind(ProtobufError):
@@ -92,9 +96,6 @@ def _signed(value: int) -> int:
 
 
 # -- messages, from kubenb.server.typeinfo (Go struct tags of k8s.io/api v1.32) -------------
-
-SUPPORTED_KINDS = tuple(sorted({kind for (_, _, kind) in typeinfo.kinds()}))
-"""Every built-in kind (the kinds of the table in kubenb.server.k8s_types)."""
 
 
 def _text(wire: int, value: Any, what: str) -> str:
@@ -276,9 +277,9 @@ def decode(body: bytes) -> dict[str, Any]:
     Raises ProtobufError for malformed bytes and UnsupportedKind for kinds that are not
     built in (custom resources have no protobuf encoding).
     """
-    if not body.startswith(MAGIC):
+    if not body.startswith(_MAGIC):
         raise ProtobufError("missing the k8s\\x00 protobuf prefix")
-    envelope = {number: value for number, wire, value in _fields(body[len(MAGIC):])
+    envelope = {number: value for number, wire, value in _fields(body[len(_MAGIC):])
                 if wire == 2}
     type_meta = {number: _text(wire, value, "string")
                  for number, wire, value in _fields(envelope.get(1, b"")) if wire == 2}
@@ -297,7 +298,7 @@ def frame(api_version: str, kind: str, fields: list[tuple[int, Any]]) -> bytes:
     """Encode a framed body from (field number, value) pairs: values are str, bytes, int,
     bool, or lists of pairs (nested messages). The inverse of `decode`, for showing (and
     testing) what is on the wire."""
-    return MAGIC + _encode([(1, [(1, api_version), (2, kind)]), (2, fields)])
+    return _MAGIC + _encode([(1, [(1, api_version), (2, kind)]), (2, fields)])
 
 
 def _key(number: int, wire: int) -> bytes:

@@ -52,6 +52,8 @@ from kubenb.recording.format import (
 if TYPE_CHECKING:
     from kubenb.server.server import EmbeddedServer
 
+__all__ = ["Action", "Replay"]
+
 log = logging.getLogger(__name__)
 
 _DROP_REASONS = ("closed", "connection-lost", "idle-timeout")
@@ -115,7 +117,7 @@ def _int_rv(text: str, spec: ResourceSpec, what: str) -> int:
                              ) from None
 
 
-def stream_actions(entries: Sequence[Entry], r: int, spec: ResourceSpec) -> list[Action]:
+def _stream_actions(entries: Sequence[Entry], r: int, spec: ResourceSpec) -> list[Action]:
     """What the server must do to give a client of resource `r` these entries (its first
     list included, as a "load")."""
     actions: list[Action] = []
@@ -172,7 +174,7 @@ def stream_actions(entries: Sequence[Entry], r: int, spec: ResourceSpec) -> list
     return actions
 
 
-def merge_actions(streams: Sequence[Sequence[Action]]) -> list[Action]:
+def _merge_actions(streams: Sequence[Sequence[Action]]) -> list[Action]:
     """One sequence from every resource's: resourceVersions never go back (the server has
     one revision counter), otherwise earliest first; `t` made non-decreasing."""
     heads = [0] * len(streams)
@@ -278,7 +280,7 @@ class Replay:
     def _plan(self, start: Any, end: Any) -> tuple[dict[int, tuple[list[Any], str]],
                                                    list[Action], float]:
         rec = self.recording
-        per_stream = [stream_actions(rec.entries_of(r), r, spec)
+        per_stream = [_stream_actions(rec.entries_of(r), r, spec)
                       for r, spec in enumerate(rec.resources)]
         initial: dict[int, tuple[list[Any], str]] = {}
         if start is None:
@@ -297,7 +299,7 @@ class Replay:
                 if rv:
                     initial[r] = ([objects[k] for k in sorted(objects)], rv)
             per_stream = [[a for a in s if a.source_t > start_t] for s in per_stream]
-        actions = merge_actions(per_stream)
+        actions = _merge_actions(per_stream)
         if end is not None:
             end_t = rec.time_of(end)
             if end_t < start_t:

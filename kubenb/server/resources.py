@@ -20,8 +20,16 @@ from kubenb.printers import (
     printer_for,
 )
 
-ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
-SUB_VERBS = ("get", "patch", "update")
+__all__ = [
+    "BUILTIN_TYPES",
+    "CR_VERBS",
+    "ResourceRegistry",
+    "ResourceType",
+    "scale_of",
+    "with_replicas",
+]
+
+_ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 CR_VERBS = ("delete", "deletecollection", "get", "list", "patch", "create", "update", "watch")
 """Custom resources list their verbs in this order (apiextensions-apiserver's)."""
 
@@ -88,7 +96,7 @@ class ResourceType:
     namespaced: bool
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
-    verbs: tuple[str, ...] = ALL_VERBS
+    verbs: tuple[str, ...] = _ALL_VERBS
     subresources: tuple[str, ...] = ()  # "status", "scale"
     has_generation: bool = False  # spec/status types bump metadata.generation on spec change
     returns_deleted_object: bool = False  # DELETE answers with the object, not a Status
@@ -294,7 +302,7 @@ def _parse_table(text: str) -> tuple[ResourceType, ...]:
             continue
         plural, kind, scope, verbs, short, categories, subs, *flags = line.split()
         key = f"{plural}.{group}" if group else plural
-        verb_list = (ALL_VERBS if verbs == "*" else _NO_DELETECOLLECTION if verbs == "*-dc"
+        verb_list = (_ALL_VERBS if verbs == "*" else _NO_DELETECOLLECTION if verbs == "*-dc"
                      else tuple(verbs.split(",")))
         types.append(ResourceType(
             group, version, plural, kind.lower(), kind, scope == "N", short_names=_names(short),
@@ -317,14 +325,14 @@ _GROUP_ORDER = ("", "apiregistration.k8s.io", "apps", "events.k8s.io", "authenti
 _VERSION_RE = re.compile(r"v(\d+)(?:(alpha|beta)(\d+))?")
 
 
-def group_sort_key(group: str) -> tuple[int, str]:
+def _group_sort_key(group: str) -> tuple[int, str]:
     """Built-in groups in kube-apiserver's priority order, then the rest by name."""
     if group in _GROUP_ORDER:
         return (_GROUP_ORDER.index(group), "")
     return (len(_GROUP_ORDER), group)
 
 
-def version_sort_key(version: str) -> tuple[int, int, int, str]:
+def _version_sort_key(version: str) -> tuple[int, int, int, str]:
     """Kubernetes version priority: GA > beta > alpha, higher numbers first, others last."""
     match = _VERSION_RE.fullmatch(version)
     if match is None:
@@ -393,8 +401,8 @@ class ResourceRegistry:
         found: dict[str, set[str]] = {}
         for rtype in self.types():
             found.setdefault(rtype.group, set()).add(rtype.version)
-        groups = sorted(found, key=group_sort_key)
-        return {g: sorted(found[g], key=version_sort_key) for g in groups}
+        groups = sorted(found, key=_group_sort_key)
+        return {g: sorted(found[g], key=_version_sort_key) for g in groups}
 
     def in_group_version(self, group: str, version: str) -> list[ResourceType]:
         """The types of one group-version, sorted by plural as discovery lists them."""

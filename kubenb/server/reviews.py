@@ -29,13 +29,15 @@ from kubenb.server.patch import (
 from kubenb.server.registry import Registry
 from kubenb.server.resources import ResourceType
 
+__all__ = ["SUBRESOURCES", "serve"]
+
 Obj = dict[str, Any]
 
 SUBRESOURCES = ("attach", "binding", "ephemeralcontainers", "eviction", "exec", "log",
                 "portforward", "proxy", "finalize", "token", "approval")
 """The subresources answered here (status and scale are the generic registry's)."""
 
-NO_RUNTIME = ("the kubenb embedded API server has no container runtime: no kubelet runs "
+_NO_RUNTIME = ("the kubenb embedded API server has no container runtime: no kubelet runs "
               "containers for its pods")
 _RUNTIME_VERBS = {"log": "read the logs of", "exec": "exec into", "attach": "attach to",
                   "portforward": "forward ports to"}
@@ -58,7 +60,7 @@ def serve(registry: Registry, rtype: ResourceType, namespace: str, name: str,
         raise errors.StatusError(errors.status_body(
             503, "ServiceUnavailable",
             f'cannot proxy to {rtype.singular} "{name}": nothing listens behind it ('
-            f"{NO_RUNTIME}, and no network)"))
+            f"{_NO_RUNTIME}, and no network)"))
     handler = {"binding": _binding_sub, "eviction": _eviction,
                "ephemeralcontainers": _ephemeral, "finalize": _finalize,
                "approval": _approval, "token": _token}[subresource]
@@ -231,7 +233,7 @@ def _runtime(registry: Registry, rtype: ResourceType, namespace: str, name: str,
     if wanted and wanted not in containers:
         raise errors.bad_request(f"container {wanted} is not valid for pod {name}")
     raise errors.bad_request(f'cannot {_RUNTIME_VERBS[subresource]} pod "{name}": '
-                             f"{NO_RUNTIME}")
+                             f"{_NO_RUNTIME}")
 
 
 def _incoming(registry: Registry, rtype: ResourceType, namespace: str, name: str,

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kubenb.clock import Clock
 from kubenb.errors import KubenbError
@@ -23,6 +23,7 @@ from kubenb.server.handlers import ApiHandler
 from kubenb.server.http import KubeHTTPServer
 from kubenb.server.kubeconfig import write_kubeconfig
 from kubenb.server.registry import SYSTEM_NAMESPACES, Registry
+from kubenb.server.replay import Replay
 from kubenb.server.resources import ResourceRegistry
 from kubenb.server.storage import DEFAULT_WATCH_BUFFER_BYTES, Storage
 from kubenb.server.tls import (
@@ -33,8 +34,7 @@ from kubenb.server.tls import (
     load_user_certificate,
 )
 
-if TYPE_CHECKING:
-    from kubenb.server.replay import Replay
+__all__ = ["EmbeddedServer", "ServerConfigError"]
 
 _WILDCARDS = ("", "0.0.0.0")
 
@@ -266,8 +266,6 @@ class EmbeddedServer:
         (or the state at `start`) at `speed` (None: as fast as possible); returns the
         `Replay` to pause, step, seek and inspect. `stop()` of the server stops it too.
         See kubenb.server.replay."""
-        from kubenb.server.replay import Replay
-
         player = Replay(self, recording if isinstance(recording, Recording) else
                         Recording.read(recording), speed=speed, autoplay=autoplay, start=start,
                         end=end, clock=clock, gate_timeout=gate_timeout,

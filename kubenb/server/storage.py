@@ -14,6 +14,20 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from kubenb.server.encoding import dumps_line
+
+__all__ = [
+    "ADDED",
+    "DEFAULT_WATCH_BUFFER_BYTES",
+    "DELETED",
+    "MODIFIED",
+    "Event",
+    "Obj",
+    "Storage",
+    "TooOldError",
+    "WatchQueue",
+]
+
 ADDED = "ADDED"
 MODIFIED = "MODIFIED"
 DELETED = "DELETED"
@@ -25,7 +39,9 @@ DEFAULT_WATCH_BUFFER_BYTES = 32 * 1024 * 1024
 
 
 class TooOldError(Exception):
-    """The requested resourceVersion is older than the kept history."""
+    """The requested resourceVersion is older than the kept history.
+
+    Internal: the registry and watches answer it as 410 Expired."""
 
     def __init__(self, requested: int, oldest: int) -> None:
         self.requested = requested
@@ -52,8 +68,6 @@ class Event:
     def encoded(self) -> bytes:
         """The object as compact JSON, encoded once and shared by every watcher."""
         if self._encoded is None:
-            from kubenb.server.encoding import dumps_line
-
             self._encoded = dumps_line(self.obj)
         return self._encoded
 

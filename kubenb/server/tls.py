@@ -22,6 +22,15 @@ from pathlib import Path
 
 from kubenb.errors import KubenbError
 
+__all__ = [
+    "BACKENDS",
+    "SERVING_NAMES",
+    "CertBundle",
+    "TLSSetupError",
+    "generate_self_signed",
+    "load_user_certificate",
+]
+
 SERVING_NAMES = ("127.0.0.1", "localhost", "kubernetes.local")
 BACKENDS = ("trustme", "cryptography", "openssl")
 _VALID_DAYS = 30

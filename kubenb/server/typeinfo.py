@@ -11,8 +11,19 @@ from typing import Any
 
 from kubenb.server import k8s_types
 
+__all__ = [
+    "FieldInfo",
+    "StructInfo",
+    "drop_omitted",
+    "kind_struct",
+    "kinds",
+    "order_object",
+    "ordered",
+    "struct",
+]
+
 # package id of k8s_types -> API group
-GROUPS: dict[str, str] = {
+_GROUPS: dict[str, str] = {
     "core": "", "apps": "apps", "batch": "batch", "autoscaling": "autoscaling",
     "networking": "networking.k8s.io", "rbac": "rbac.authorization.k8s.io", "policy": "policy",
     "storage": "storage.k8s.io", "scheduling": "scheduling.k8s.io",
@@ -23,7 +34,6 @@ GROUPS: dict[str, str] = {
     "flowcontrol": "flowcontrol.apiserver.k8s.io", "apiregistration": "apiregistration.k8s.io",
     "meta": "meta.k8s.io",
 }
-SCALARS = ("s", "b", "i", "f", "y", "q", "t", "m", "d", "io", "raw", "fv1")
 _STRUCT_TYPES = ("t", "m", "q", "d", "io", "raw", "fv1")  # Go structs with their own JSON
 
 
@@ -121,7 +131,7 @@ def _field(token: str) -> FieldInfo:
 
 
 @functools.lru_cache(maxsize=1)
-def structs() -> dict[str, StructInfo]:
+def _structs() -> dict[str, StructInfo]:
     """Every struct of the table by id."""
     lines: list[str] = []
     for line in k8s_types.TABLE.strip().splitlines():
@@ -139,12 +149,12 @@ def structs() -> dict[str, StructInfo]:
 
 
 def struct(sid: str) -> StructInfo:
-    return structs()[sid]
+    return _structs()[sid]
 
 
 def _group_version(package: str) -> tuple[str, str]:
     name, _, version = package.partition("/")
-    return GROUPS.get(name, name), version
+    return _GROUPS.get(name, name), version
 
 
 @functools.lru_cache(maxsize=1)
@@ -163,11 +173,6 @@ def kind_struct(group: str, version: str, kind: str) -> StructInfo | None:
     return kinds().get((group, version, kind))
 
 
-def group_version_of(sid: str) -> tuple[str, str]:
-    """(group, version) of the package a struct id belongs to."""
-    return _group_version(sid.rpartition(".")[0])
-
-
 def ordered(value: Any, info: StructInfo | None) -> Any:
     """`value` as the apiserver's JSON encoding of the typed object writes it: keys in Go
     struct order, recursively (unknown keys keep their place at the end), map keys sorted,
@@ -178,13 +183,13 @@ def ordered(value: Any, info: StructInfo | None) -> Any:
     known = [k for k in value if k in fields]
     if len(known) > 1:
         known.sort(key=info.position.__getitem__)
-    everything = structs()
+    everything = _structs()
     out = {}
     for key in known:
         f = fields[key]
         item = value[key]
         # resourceVersion "" is kept: a placeholder storage fills in, in its place
-        if f.can_omit and key != "resourceVersion" and omitted(f, item):
+        if f.can_omit and key != "resourceVersion" and _omitted(f, item):
             continue
         ref = f.ref
         if ref is None:
@@ -208,7 +213,7 @@ def ordered(value: Any, info: StructInfo | None) -> Any:
     return out
 
 
-def omitted(f: FieldInfo, value: Any) -> bool:
+def _omitted(f: FieldInfo, value: Any) -> bool:
     """Whether Go's encoding/json leaves this field out of the typed object's JSON: an
     `omitempty` field holding its zero value (a struct never is; a set pointer never is)."""
     if not f.can_omit:
@@ -223,7 +228,7 @@ def omitted(f: FieldInfo, value: Any) -> bool:
 
 
 def drop_omitted(value: Any, info: StructInfo | None) -> None:
-    """Remove, in place and recursively, what `omitted` says Go would not write: what a
+    """Remove, in place and recursively, what `_omitted` says Go would not write: what a
     typed object holds after the apiserver decoded it (before managedFields are computed
     or an update is compared with the stored object)."""
     if info is None or not isinstance(value, dict):
@@ -232,7 +237,7 @@ def drop_omitted(value: Any, info: StructInfo | None) -> None:
     for key in [k for k in value if k in fields]:
         f = fields[key]
         item = value[key]
-        if f.can_omit and key != "resourceVersion" and omitted(f, item):
+        if f.can_omit and key != "resourceVersion" and _omitted(f, item):
             del value[key]
             continue
         ref = f.ref

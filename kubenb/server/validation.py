@@ -12,33 +12,35 @@ from typing import Any
 
 from kubenb.server.errors import cause
 
+__all__ = ["list_options_problems", "name_problems", "validate_metadata", "validate_object"]
+
 _SUBDOMAIN_RE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _LABEL_RE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _DNS1035_RE = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 _QNAME_RE = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _LABEL_VALUE_RE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 
-SUBDOMAIN_MSG = (
+_SUBDOMAIN_MSG = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
     "or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
     "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
 )
-LABEL_MSG = (
+_LABEL_MSG = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
     "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex "
     "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
 )
-DNS1035_MSG = (
+_DNS1035_MSG = (
     "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with "
     "an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
     "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
 )
-QNAME_MSG = (
+_QNAME_MSG = (
     "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
     "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
     "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
 )
-LABEL_VALUE_MSG = (
+_LABEL_VALUE_MSG = (
     "a valid label value must be an empty string or consist of alphanumeric characters, '-', "
     "'_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
     "'my_value',  or '12345', regex used for validation is "
@@ -60,8 +62,8 @@ def name_problems(name: str, rule: str = "subdomain") -> list[str]:
     limit = 253 if rule == "subdomain" else 63
     if len(name) > limit:
         problems.append(f"must be no more than {limit} characters")
-    pattern, msg = {"subdomain": (_SUBDOMAIN_RE, SUBDOMAIN_MSG), "label": (_LABEL_RE, LABEL_MSG),
-                    "dns1035": (_DNS1035_RE, DNS1035_MSG)}[rule]
+    pattern, msg = {"subdomain": (_SUBDOMAIN_RE, _SUBDOMAIN_MSG), "label": (_LABEL_RE, _LABEL_MSG),
+                    "dns1035": (_DNS1035_RE, _DNS1035_MSG)}[rule]
     if not pattern.fullmatch(name):
         problems.append(msg)
     return problems
@@ -71,13 +73,13 @@ def _qualified_name_problems(key: str) -> list[str]:
     prefix, _, name = key.rpartition("/")
     problems = []
     if "/" in prefix:
-        return ["a qualified name " + QNAME_MSG.replace("name part ", "")]
+        return ["a qualified name " + _QNAME_MSG.replace("name part ", "")]
     if key.endswith("/") or (not name):
         problems.append("name part must be non-empty")
     elif len(name) > 63:
         problems.append("name part must be no more than 63 characters")
     if name and not _QNAME_RE.fullmatch(name):
-        problems.append(QNAME_MSG)
+        problems.append(_QNAME_MSG)
     if key.count("/") == 1:
         if not prefix:
             problems.append("prefix part must be non-empty")
@@ -120,7 +122,7 @@ def validate_metadata(resource: str, meta: dict[str, Any]) -> list[dict[str, str
             if len(value) > 63:
                 vproblems.append("must be no more than 63 characters")
             if not _LABEL_VALUE_RE.fullmatch(value):
-                vproblems.append(LABEL_VALUE_MSG)
+                vproblems.append(_LABEL_VALUE_MSG)
             if vproblems:
                 causes.append(cause("FieldValueInvalid", "metadata.labels",
                                     f"Invalid value: {_quote(value)}: " + "; ".join(vproblems)))
@@ -198,13 +200,13 @@ def list_options_problems(params: dict[str, str], watch: bool) -> list[dict[str,
 # -- the objects themselves (a subset of kube-apiserver's ValidatePod, ValidateService, ...) ----
 
 _CONFIG_KEY_RE = re.compile(r"[-._a-zA-Z0-9]+")
-CONFIG_KEY_MSG = (
+_CONFIG_KEY_MSG = (
     "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. "
     "'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
     "'[-._a-zA-Z0-9]+')"
 )
 _PORT_NAME_MSG_CHARS = "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)"
-MAX_CONFIG_BYTES = 1024 * 1024
+_MAX_CONFIG_BYTES = 1024 * 1024
 _PROTOCOLS = ["SCTP", "TCP", "UDP"]
 
 
@@ -327,7 +329,7 @@ def _is_quantity(value: Any) -> bool:
     return isinstance(value, str) and bool(_QUANTITY_RE.fullmatch(value))
 
 
-def validate_pod_spec(spec: Any, path: str, restart_policies: tuple[str, ...] = (
+def _validate_pod_spec(spec: Any, path: str, restart_policies: tuple[str, ...] = (
         "Always", "OnFailure", "Never")) -> list[dict[str, str]]:
     """ValidatePodSpec's common checks: volumes, containers, restart and DNS policy."""
     if not isinstance(spec, dict):
@@ -367,17 +369,17 @@ def validate_pod_spec(spec: Any, path: str, restart_policies: tuple[str, ...] = 
     return causes
 
 
-def go_map(labels: dict[str, Any]) -> str:
+def _go_map(labels: dict[str, Any]) -> str:
     """A label map as Go's %#v prints it (what selector messages quote)."""
     inner = ", ".join(f"{json.dumps(k)}:{json.dumps(v)}" for k, v in sorted(labels.items()))
     return f"map[string]string{{{inner}}}"
 
 
-def go_label_selector(selector: Any) -> str:
+def _go_label_selector(selector: Any) -> str:
     """A metav1.LabelSelector as Go's %#v prints it (the immutable-field message)."""
     selector = _as_dict(selector)
     labels = selector.get("matchLabels")
-    shown_labels = go_map(labels) if isinstance(labels, dict) else "map[string]string(nil)"
+    shown_labels = _go_map(labels) if isinstance(labels, dict) else "map[string]string(nil)"
     exprs = selector.get("matchExpressions")
     if isinstance(exprs, list) and exprs:
         parts = []
@@ -393,7 +395,7 @@ def go_label_selector(selector: Any) -> str:
     return f"v1.LabelSelector{{MatchLabels:{shown_labels}, MatchExpressions:{shown_exprs}}}"
 
 
-def selector_matches(selector: Any, labels: dict[str, Any]) -> bool:
+def _selector_matches(selector: Any, labels: dict[str, Any]) -> bool:
     """Whether a LabelSelector (matchLabels and matchExpressions) selects `labels`."""
     if not isinstance(selector, dict):
         return False
@@ -432,16 +434,16 @@ def _workload(obj: dict[str, Any], kind: str, old: dict[str, Any] | None
         causes.append(_required("spec.selector"))
     elif template is not None:
         labels = (template.get("metadata") or {}).get("labels") or {}
-        if not selector_matches(selector, labels):
+        if not _selector_matches(selector, labels):
             causes.append(cause(
                 "FieldValueInvalid", "spec.template.metadata.labels",
-                f"Invalid value: {go_map(labels)}: `selector` does not match template "
+                f"Invalid value: {_go_map(labels)}: `selector` does not match template "
                 "`labels`"))
     if template is None:
         causes.append(_required("spec.template"))
     else:
         policies = ("Always",)
-        causes += validate_pod_spec(template.get("spec"), "spec.template.spec", policies)
+        causes += _validate_pod_spec(template.get("spec"), "spec.template.spec", policies)
     strategy = spec.get("strategy")
     if kind == "Deployment" and isinstance(strategy, dict) and strategy.get(
             "type") == "Recreate" and strategy.get("rollingUpdate"):
@@ -451,7 +453,7 @@ def _workload(obj: dict[str, Any], kind: str, old: dict[str, Any] | None
         old_selector = (old.get("spec") or {}).get("selector")
         if old_selector is not None and selector != old_selector:
             causes.append(cause("FieldValueInvalid", "spec.selector",
-                                f"Invalid value: {go_label_selector(selector)}: field is "
+                                f"Invalid value: {_go_label_selector(selector)}: field is "
                                 "immutable"))
     return causes
 
@@ -469,7 +471,7 @@ def _job_spec(spec: Any, path: str) -> list[dict[str, str]]:
     if policy not in ("OnFailure", "Never"):
         causes.append(_supported(f"{path}.template.spec.restartPolicy", policy,
                                  ["OnFailure", "Never"]))
-    causes += validate_pod_spec(tspec, f"{path}.template.spec", ("OnFailure", "Never", "Always"))
+    causes += _validate_pod_spec(tspec, f"{path}.template.spec", ("OnFailure", "Never", "Always"))
     return causes
 
 
@@ -530,12 +532,12 @@ def _config_data(obj: dict[str, Any], old: dict[str, Any] | None, secret: bool
             continue
         for key, value in values.items():
             if not _CONFIG_KEY_RE.fullmatch(str(key)) or len(str(key)) > 253:
-                causes.append(_invalid_value(f"{section}[{key}]", str(key), CONFIG_KEY_MSG))
+                causes.append(_invalid_value(f"{section}[{key}]", str(key), _CONFIG_KEY_MSG))
             if not secret and section == "binaryData" and key in seen:
                 causes.append(_duplicate(f"{section}[{key}]", str(key)))
             seen.add(str(key))
             total += len(str(key)) + len(str(value) if value is not None else "")
-    if total > MAX_CONFIG_BYTES:
+    if total > _MAX_CONFIG_BYTES:
         field = "data" if secret else "[]"
         message = ("Too long: must have at most 1048576 bytes" if secret
                    else "Too long: may not be more than 1048576 bytes")
@@ -554,13 +556,13 @@ def validate_object(group: str, kind: str, obj: dict[str, Any],
     """The 422 causes for a defaulted built-in object (old: the stored one, on update)."""
     spec = obj.get("spec")
     if (group, kind) == ("", "Pod"):
-        causes = validate_pod_spec(spec, "spec")
+        causes = _validate_pod_spec(spec, "spec")
         if old is not None:
             causes += _pod_update(obj, old)
         return causes
     if (group, kind) == ("", "PodTemplate"):
         template = _as_dict(obj.get("template"))
-        return validate_pod_spec(template.get("spec"), "template.spec")
+        return _validate_pod_spec(template.get("spec"), "template.spec")
     if (group, kind) in (("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"),
                          ("apps", "DaemonSet"), ("", "ReplicationController")):
         return _workload(obj, kind, old)

@@ -22,8 +22,10 @@ from kubenb.server.resources import ResourceType
 from kubenb.server.storage import ADDED, DELETED, MODIFIED, Event, Storage, TooOldError
 from kubenb.server.validation import list_options_problems
 
-INITIAL_EVENTS_END = "k8s.io/initial-events-end"
-LIST_BLUEPRINT = "kubernetes.io/initial-events-list-blueprint"
+__all__ = ["WatchStream"]
+
+_INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+_LIST_BLUEPRINT = "kubernetes.io/initial-events-list-blueprint"
 _CLIENT_CHECK_EVERY = 1.0
 
 
@@ -112,8 +114,8 @@ class WatchStream:
             blueprint = dumps({"kind": self._rtype.list_kind,
                                "apiVersion": self._rtype.group_version,
                                "metadata": {}, "items": None})
-            meta["annotations"] = {INITIAL_EVENTS_END: "true",
-                                   LIST_BLUEPRINT: base64.b64encode(blueprint).decode()}
+            meta["annotations"] = {_INITIAL_EVENTS_END: "true",
+                                   _LIST_BLUEPRINT: base64.b64encode(blueprint).decode()}
         return _line("BOOKMARK", dumps_line({"kind": self._rtype.kind,
                                              "apiVersion": self._rtype.group_version,
                                              "metadata": meta}))
