@@ -1,11 +1,14 @@
 """Reconcile loops for prototyping controllers in a notebook, ported 1:1 to Go later.
 
-`Controller` runs `reconcile(key)` over keys from informers through a rate-limited
-workqueue (sample-controller's shape); `record` writes Events as client-go's recorder
-does; `leaderelection` lets two kernels act as two replicas; `retry_on_conflict`
-is client-go's `retry.RetryOnConflict`.
+`Controller` (runner.py) runs `reconcile(key)` over keys from informers through a
+rate-limited workqueue (sample-controller's shape), built from `enqueue` (events to
+keys), `result` (what a reconcile returns), `gate` (pause/step/resume), `leadership`
+and `metrics`; `record` writes Events as client-go's recorder does; `leaderelection`
+lets two kernels act as two replicas; `retry_on_conflict` is client-go's
+`retry.RetryOnConflict`.
 """
 
+from kubenb.controller.enqueue import controller_of, enqueue_key, enqueue_owner
 from kubenb.controller.leaderelection import (
     LeaderCallbacks,
     LeaderElectionConfig,
@@ -14,6 +17,7 @@ from kubenb.controller.leaderelection import (
     LeaderElector,
     LeaseLock,
 )
+from kubenb.controller.metrics import ControllerMetrics
 from kubenb.controller.record import (
     EventBroadcaster,
     EventRecorder,
@@ -23,6 +27,7 @@ from kubenb.controller.record import (
     FakeRecorder,
     get_reference,
 )
+from kubenb.controller.result import Result
 from kubenb.controller.retry import (
     DEFAULT_BACKOFF,
     DEFAULT_RETRY,
@@ -30,16 +35,7 @@ from kubenb.controller.retry import (
     on_error,
     retry_on_conflict,
 )
-from kubenb.controller.runner import (
-    Controller,
-    ControllerMetrics,
-    ControllerStateError,
-    IdleTimeout,
-    Result,
-    controller_of,
-    enqueue_key,
-    enqueue_owner,
-)
+from kubenb.controller.runner import Controller, ControllerStateError, IdleTimeout
 
 __all__ = [
     "DEFAULT_BACKOFF",

@@ -21,38 +21,52 @@ A controller is three parts wired together, exactly as in Go:
   ================================  ==============================================
 
 `run()` starts the workers in the background; `run_until_idle()` runs them until there
-is nothing left to do, for a notebook cell or a test; `stop()` drains and joins every
-thread. `pause()` / `step(n)` / `resume()` hold a running controller's workers at a gate
-before they take a key, so queued keys stay visible in the workqueue.
+is nothing left to do, for a notebook cell or a test; `process_next_work_item()` runs
+one key by hand; `stop()` drains and joins every thread. `pause()` / `step(n)` /
+`resume()` hold a running controller's workers at a gate before they take a key, so
+queued keys stay visible in the workqueue (kubenb/controller/gate.py).
 `run(leader_election=...)` runs the workers only while this process holds a
-coordination.k8s.io Lease, so two kernels behave as two replicas of one controller.
+coordination.k8s.io Lease, so two kernels behave as two replicas of one controller
+(kubenb/controller/leadership.py).
+
+This module is the `Controller` alone; what it is built from has a module each:
+`result` (what a reconcile returns), `enqueue` (events to keys), `metrics` (its
+numbers), `gate` and `leadership`. Their public names are re-exported here, where code
+has imported them from.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable
-from dataclasses import asdict, dataclass, field, replace
-from datetime import timedelta
-from typing import Any
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
-from kubenb.cache.keys import DeletedFinalStateUnknown, deletion_handling_meta_namespace_key_func
 from kubenb.cache.wait import wait_for_cache_sync
 from kubenb.clock import Clock, RealClock
-from kubenb.controller.leaderelection import (
-    LeaderCallbacks,
-    LeaderElectionConfig,
-    LeaderElector,
-    LeaseLock,
+from kubenb.controller.enqueue import (
+    EnqueueFunc,
+    EnqueueHandler,
+    controller_of,
+    enqueue_key,
+    enqueue_owner,
 )
+from kubenb.controller.gate import WorkerGate
+from kubenb.controller.leaderelection import LeaderElectionConfig, LeaderElector, LeaseLock
+from kubenb.controller.leadership import new_elector, supervise
+from kubenb.controller.metrics import ControllerMetrics
+from kubenb.controller.result import Result
 from kubenb.errors import KubenbError
-from kubenb.workqueue.metrics import InProcessSummary, MetricsSnapshot, SummarySnapshot
+from kubenb.workqueue.interface import RateLimitingInterface
+from kubenb.workqueue.metrics import InProcessSummary
 from kubenb.workqueue.rate_limiters import RateLimiter, default_controller_rate_limiter
 from kubenb.workqueue.rate_limiting import RateLimitingQueue
+
+if TYPE_CHECKING:
+    from kubenb.cache.shared_informer import SharedIndexInformer
 
 __all__ = [
     "Controller",
@@ -68,13 +82,6 @@ __all__ = [
 
 log = logging.getLogger("kubenb.controller")
 
-#: Maps an object (or a `DeletedFinalStateUnknown`) to the key(s) to reconcile, or None.
-EnqueueFunc = Callable[[Any], "str | Iterable[str] | None"]
-
-#: How long (real seconds) a worker waiting for a key or at the gate sleeps at most
-#: before looking again on its own (a safety net: every change notifies it).
-_GATE_POLL = 1.0
-
 #: How long (real seconds) an idle wait sleeps before re-checking on its own; changes
 #: that do not notify (a delayed item falling due) are seen within this time.
 _IDLE_POLL = 0.01
@@ -88,132 +95,10 @@ class IdleTimeout(KubenbError, TimeoutError):
     """`run_until_idle` ran out of time; the message says what was still going on."""
 
 
-@dataclass(frozen=True)
-class Result:
-    """What a reconcile asks for besides "done" (controller-runtime's `reconcile.Result`).
-
-    `requeue=True` retries the key with the rate limiter's backoff; `requeue_after`
-    (seconds, or a timedelta) retries it after that long, with its backoff reset: a
-    periodic re-check is not a failure. `requeue_after` wins when both are set.
-    """
-
-    requeue: bool = False
-    requeue_after: float = 0.0
-
-    def __post_init__(self) -> None:
-        after = self.requeue_after
-        if isinstance(after, timedelta):
-            after = after.total_seconds()
-        if isinstance(after, bool) or not isinstance(after, (int, float)) or math.isnan(after):
-            raise KubenbError(f"Result: requeue_after must be a number of seconds, got {after!r}")
-        if after < 0:
-            raise KubenbError(f"Result: requeue_after must be >= 0 seconds, got {after!r}")
-        object.__setattr__(self, "requeue_after", float(after))
-
-
-# -- enqueue functions -----------------------------------------------------------------
-
-
-def enqueue_key(obj: Any) -> str:
-    """The object's own key, "ns/name" or "name" (sample-controller's `enqueueFoo`);
-    a tombstone's key for a deletion seen late."""
-    return deletion_handling_meta_namespace_key_func(obj)
-
-
-def controller_of(obj: Any) -> dict[str, Any] | None:
-    """The ownerReference with `controller: true`, or None (apimachinery's `GetControllerOf`)."""
-    meta = obj.get("metadata") if isinstance(obj, dict) else None
-    refs = meta.get("ownerReferences") if isinstance(meta, dict) else None
-    for ref in refs or ():
-        if isinstance(ref, dict) and ref.get("controller") is True:
-            return ref
-    return None
-
-
-def _group_of(api_version: str) -> str:
-    return api_version.split("/", 1)[0] if "/" in api_version else ""
-
-
-def enqueue_owner(kind: str, group: str | None = None) -> EnqueueFunc:
-    """An enqueue function mapping an owned object to its controller owner's key.
-
-    Only an owner of `kind` (and of API `group`, when given) counts; other objects map
-    to nothing. The owner is looked up in the object's namespace, as sample-controller's
-    `handleObject` does (a Deployment controlled by Foo "web" in "ns" enqueues "ns/web").
-    A tombstone is unwrapped first, so deleting an owned object wakes its owner.
-    """
-    if not kind:
-        raise KubenbError("enqueue_owner: kind must name the owner's kind, e.g. 'Foo'")
-
-    def owner_key(obj: Any) -> str | None:
-        if isinstance(obj, DeletedFinalStateUnknown):
-            obj = obj.obj
-        ref = controller_of(obj)
-        if ref is None or ref.get("kind") != kind or not ref.get("name"):
-            return None
-        if group is not None and _group_of(str(ref.get("apiVersion") or "")) != group:
-            return None
-        namespace = (obj.get("metadata") or {}).get("namespace") or ""
-        return f"{namespace}/{ref['name']}" if namespace else str(ref["name"])
-
-    owner_key.__qualname__ = owner_key.__name__ = f"enqueue_owner({kind!r})"
-    return owner_key
-
-
-def _keys(enqueue: EnqueueFunc, obj: Any) -> list[str]:
-    keys = enqueue(obj)
-    if keys is None:
-        return []
-    if isinstance(keys, str):
-        return [keys]
-    return [k for k in keys if k is not None]
-
-
-def _unwrap(obj: Any) -> Any:
-    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
-
-
-class _EnqueueHandler:
-    """The event handler `watch()` registers: objects in, keys into the queue."""
-
-    def __init__(self, controller: Controller, enqueue: EnqueueFunc,
-                 predicate: Callable[[Any], bool] | None) -> None:
-        self._controller = controller
-        self._enqueue = enqueue
-        self._predicate = predicate
-
-    def _passes(self, obj: Any) -> bool:
-        if self._predicate is None:
-            return True
-        inner = _unwrap(obj)
-        return True if inner is None else bool(self._predicate(inner))
-
-    def on_add(self, obj: Any, is_in_initial_list: bool = False) -> None:
-        if self._passes(obj):
-            self._controller._add_keys(_keys(self._enqueue, obj))
-
-    def on_update(self, old_obj: Any, new_obj: Any) -> None:
-        # Either side passing matters: an object leaving the predicate is news too.
-        if self._passes(new_obj) or self._passes(old_obj):
-            keys = _keys(self._enqueue, new_obj)
-            for key in _keys(self._enqueue, old_obj):  # e.g. the owner changed
-                if key not in keys:
-                    keys.append(key)
-            self._controller._add_keys(keys)
-
-    def on_delete(self, obj: Any) -> None:
-        if self._passes(obj):
-            self._controller._add_keys(_keys(self._enqueue, obj))
-
-    def __repr__(self) -> str:
-        name = getattr(self._enqueue, "__qualname__", repr(self._enqueue))
-        return f"_EnqueueHandler({self._controller.name!r}, {name})"
-
-
 @dataclass
 class _Watch:
-    informer: Any
-    handler: _EnqueueHandler
+    informer: SharedIndexInformer
+    handler: EnqueueHandler
     registration: Any = None
 
 
@@ -229,56 +114,6 @@ class _ControllerQueue(RateLimitingQueue):
     def add(self, item: Hashable) -> None:
         super().add(item)
         self._on_add()
-
-    def busy(self) -> bool:
-        """Whether any key is queued, or handed out and not yet done (one atomic look)."""
-        with self._lock:
-            return bool(len(self._queue)) or bool(self._processing)
-
-
-# -- metrics -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ControllerMetrics:
-    """A controller's numbers at one moment (what a monitor widget shows).
-
-    `reconciles` counts every call; `successes`, `errors`, `requeues` (Result.requeue)
-    and `requeues_after` (Result.requeue_after) split them by outcome; `dropped` counts
-    keys given up after `max_retries`. `duration` summarizes reconcile durations on the
-    controller's clock; `queue` is the workqueue's own snapshot. `leader` is None
-    without leader election.
-    """
-
-    name: str
-    workers: int
-    active_workers: int
-    running: bool
-    leader: bool | None
-    reconciles: int
-    successes: int
-    errors: int
-    requeues: int
-    requeues_after: int
-    dropped: int
-    duration: SummarySnapshot = field(default_factory=SummarySnapshot)
-    queue: MetricsSnapshot | None = None
-    last_error: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        """One flat dict (a DataFrame row): `duration_p50`, `queue_depth`, ..."""
-        out: dict[str, Any] = {}
-        for key, value in asdict(self).items():
-            if key == "queue":
-                continue
-            if isinstance(value, dict):
-                out.update({f"{key}_{sub}": v for sub, v in value.items()})
-            else:
-                out[key] = value
-        if self.queue is not None:
-            out.update({f"queue_{k}": v for k, v in self.queue.as_dict().items()
-                        if k not in ("name",)})
-        return out
 
 
 # -- the controller ----------------------------------------------------------------------
@@ -330,10 +165,7 @@ class Controller:
         self._watches: list[_Watch] = []
         self._handlers_on = False
         self._in_flight: dict[str, float] = {}
-        # The gate before queue.get() (pause/step/resume), guarded by _lock.
-        self._paused = False
-        self._permits = 0  # keys step() still lets through while paused
-        self._parked = 0  # workers waiting at the closed gate
+        self._gate = WorkerGate(self._cond)  # before queue.get(): pause/step/resume
 
         self._stop: threading.Event | None = None
         self._supervisor: threading.Thread | None = None
@@ -361,7 +193,7 @@ class Controller:
 
     # -- wiring --------------------------------------------------------------------------
 
-    def watch(self, informer: Any, enqueue: EnqueueFunc = enqueue_key,
+    def watch(self, informer: SharedIndexInformer, enqueue: EnqueueFunc = enqueue_key,
               predicate: Callable[[Any], bool] | None = None) -> Controller:
         """Reconcile the keys `enqueue` maps `informer`'s objects to (returns self).
 
@@ -377,7 +209,7 @@ class Controller:
                               f"{type(enqueue).__name__}")
         if predicate is not None and not callable(predicate):
             raise KubenbError(f"Controller {self.name!r}: predicate must be callable or None")
-        watch = _Watch(informer, _EnqueueHandler(self, enqueue, predicate))
+        watch = _Watch(informer, EnqueueHandler(self.name, self._add_keys, enqueue, predicate))
         with self._handlers_lock:
             with self._lock:
                 self._watches.append(watch)
@@ -392,6 +224,13 @@ class Controller:
         with self._lock:
             if self._queue is None:
                 self._queue = self._new_queue()
+            return self._queue
+
+    @property
+    def current_queue(self) -> RateLimitingQueue | None:
+        """The workqueue now, or None before the first is made: unlike `queue`, reading
+        it never makes one (a view polling a controller leaves no queue behind)."""
+        with self._lock:
             return self._queue
 
     def enqueue(self, key: str) -> None:
@@ -442,8 +281,26 @@ class Controller:
 
     # -- processing one key ----------------------------------------------------------------
 
-    def _process(self, queue: _ControllerQueue, key: Any) -> None:
-        """sample-controller's processNextWorkItem, after the Get."""
+    def process_next_work_item(self) -> bool:
+        """Reconcile one key by hand: client-go's processNextWorkItem.
+
+        Takes the next key from the workqueue (blocking until one is queued, as Go's
+        does), calls `reconcile(key)`, forgets or requeues the key as the result says
+        (the table in this module's docstring), and marks it done; the reconcile is
+        counted in `metrics()` like a worker's. Returns False, without reconciling,
+        when the queue is shut down and empty. Meant for a stopped controller, a key
+        at a time (the informer diagram's "process next key"); on a running one it
+        competes with the workers for keys.
+        """
+        queue = self.queue
+        key, shutdown = queue.get()
+        if shutdown:
+            return False
+        self._process(queue, key)
+        return True
+
+    def _process(self, queue: RateLimitingInterface, key: Any) -> None:
+        """processNextWorkItem after the Get: reconcile, forget or requeue, done."""
         clock = self.clock
         start = clock.now()
         in_flight = self._in_flight
@@ -473,7 +330,7 @@ class Controller:
                 with self._cond:
                     self._cond.notify_all()
 
-    def _handle_result(self, queue: _ControllerQueue, key: Any, result: Any) -> str:
+    def _handle_result(self, queue: RateLimitingInterface, key: Any, result: Any) -> str:
         if result is None:
             queue.forget(key)
             return "success"
@@ -492,7 +349,7 @@ class Controller:
         queue.forget(key)
         return "success"
 
-    def _handle_error(self, queue: _ControllerQueue, key: Any, err: BaseException) -> None:
+    def _handle_error(self, queue: RateLimitingInterface, key: Any, err: BaseException) -> None:
         retries = queue.num_requeues(key)
         with self._lock:
             self._errors += 1
@@ -526,7 +383,8 @@ class Controller:
         _check_workers(self.name, n)
         elector = None
         if leader_election is not None:
-            elector = self._make_elector(leader_election, n)
+            elector = new_elector(self.name, leader_election, self.clock,
+                                  lambda term_stop: self._lead(term_stop, n))
         with self._lock:
             if self._supervisor is not None:
                 raise ControllerStateError(f"controller {self.name!r} is already running; "
@@ -545,35 +403,10 @@ class Controller:
             self._supervisor.start()
         return self
 
-    def _make_elector(self, leader_election: LeaderElectionConfig | LeaseLock,
-                      workers: int) -> LeaderElector:
-        if isinstance(leader_election, LeaseLock):
-            config = LeaderElectionConfig(lock=leader_election, name=self.name)
-        elif isinstance(leader_election, LeaderElectionConfig):
-            config = leader_election
-        else:
-            raise KubenbError(f"controller {self.name!r}: leader_election must be a LeaseLock "
-                              f"or a LeaderElectionConfig, got {type(leader_election).__name__}")
-        user = config.callbacks
-
-        def started(term_stop: threading.Event) -> None:
-            if user.on_started_leading is not None:
-                user.on_started_leading(term_stop)
-            self._lead(term_stop, workers)
-
-        callbacks = LeaderCallbacks(on_started_leading=started,
-                                    on_stopped_leading=user.on_stopped_leading,
-                                    on_new_leader=user.on_new_leader)
-        return LeaderElector(replace(config, callbacks=callbacks), clock=self.clock)
-
     def _supervise(self, stop: threading.Event, workers: int,
                    elector: LeaderElector | None) -> None:
         try:
-            if elector is None:
-                self._lead(stop, workers)
-                return
-            while not stop.is_set():
-                elector.run(stop)  # returns when leadership ends; then campaign again
+            supervise(stop, elector, lambda term_stop: self._lead(term_stop, workers))
         except Exception:
             log.exception("controller %s: stopped by an unexpected error", self.name)
         finally:
@@ -618,42 +451,19 @@ class Controller:
                 self._cond.notify_all()
             log.info("controller %s: workers stopped", self.name)
 
-    def _run_worker(self, queue: _ControllerQueue, stop: threading.Event) -> None:
+    def _run_worker(self, queue: RateLimitingInterface, stop: threading.Event) -> None:
         while True:
             key, shutdown = self._take(queue, stop)
             if shutdown:
                 return
             self._process(queue, key)
 
-    def _take(self, queue: _ControllerQueue, stop: threading.Event) -> tuple[Any, bool]:
-        """Pass the gate, then `queue.get()`; `(None, True)` means leave.
-
-        A worker waits here (not inside `get()`) until a key is queued, so a `pause()`
-        holds back the very next key: it stays queued, in plain sight. Keys are taken
-        under the controller's lock only when one is queued, so `get()` never blocks.
-        A paused worker leaves when the term stops, without draining the queue.
-        """
+    def _take(self, queue: RateLimitingInterface, stop: threading.Event) -> tuple[Any, bool]:
+        """Pass the gate, then `queue.get()`; `(None, True)` means leave (see gate.py)."""
         with self._cond:
-            self._waiters += 1
+            self._waiters += 1  # so an add notifies this worker
             try:
-                while True:
-                    closed = self._paused and self._permits == 0
-                    if closed:
-                        if stop.is_set() or queue.shutting_down():
-                            return None, True
-                    elif len(queue) or queue.shutting_down():
-                        key, shutdown = queue.get()  # a key is queued: returns at once
-                        if not shutdown and self._paused:
-                            self._permits -= 1
-                        return key, shutdown
-                    if closed:
-                        self._parked += 1
-                        self._cond.notify_all()  # wakes a test waiting for parked workers
-                    try:
-                        self._cond.wait(_GATE_POLL)
-                    finally:
-                        if closed:
-                            self._parked -= 1
+                return self._gate.take(queue, stop)
             finally:
                 self._waiters -= 1
 
@@ -667,18 +477,11 @@ class Controller:
         Only `run()`'s workers stop at the gate: `run_until_idle()` on a stopped
         controller ignores it (it is the by-hand way to drain the queue).
         """
-        with self._cond:
-            if not self._paused:
-                self._paused = True
-                self._permits = 0
-            self._cond.notify_all()
+        self._gate.pause()
 
     def resume(self) -> None:
         """Open the gate: workers take keys as they come again."""
-        with self._cond:
-            self._paused = False
-            self._permits = 0
-            self._cond.notify_all()
+        self._gate.resume()
 
     def step(self, n: int = 1) -> None:
         """While paused, let exactly `n` more keys be taken, one worker each.
@@ -688,30 +491,24 @@ class Controller:
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise KubenbError(f"controller {self.name!r}: step(n) needs an int n >= 1, "
                               f"got {n!r}")
-        with self._cond:
-            if not self._paused:
-                raise ControllerStateError(f"controller {self.name!r} is not paused: its "
-                                           "workers take every key; pause() it first")
-            self._permits += n
-            self._cond.notify_all()
+        if not self._gate.step(n):
+            raise ControllerStateError(f"controller {self.name!r} is not paused: its "
+                                       "workers take every key; pause() it first")
 
     @property
     def paused(self) -> bool:
         """True between `pause()` and `resume()`."""
-        with self._lock:
-            return self._paused
+        return self._gate.paused
 
     @property
     def parked_workers(self) -> int:
         """Workers waiting at the closed gate now (all idle workers, once paused)."""
-        with self._lock:
-            return self._parked
+        return self._gate.parked
 
     @property
     def pending_steps(self) -> int:
         """Keys `step()` allowed that no worker has taken yet."""
-        with self._lock:
-            return self._permits
+        return self._gate.pending_steps
 
     def stop(self, timeout: float | None = None) -> None:
         """Stop reconciling: no new keys, keys in hand finish, every thread is joined.
@@ -808,7 +605,7 @@ class Controller:
                                       f"not sync within {timeout}s (are they started?)")
                 self._cond.wait(min(_IDLE_POLL, remaining))
 
-    def _poll_worker(self, queue: _ControllerQueue, session: threading.Event) -> None:
+    def _poll_worker(self, queue: RateLimitingInterface, session: threading.Event) -> None:
         """A worker that never blocks in `get()`, so it can leave when the session ends."""
         while not session.is_set():
             key: Any = None
@@ -837,7 +634,8 @@ class Controller:
         if queue is not None and not queue.shutting_down():
             if not queue.waiting_settled():  # a delayed key is due, or being moved
                 return False
-            if queue.busy():
+            look = queue.snapshot(limit=0)  # counts only: one atomic look, no copies
+            if look.queued_count or look.processing_count:
                 return False
         elif self._in_flight:
             return False
