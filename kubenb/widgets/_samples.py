@@ -1,16 +1,21 @@
 """Samples: what the live views read from an informer, a workqueue or a controller.
 
 Every function here runs on a view's poll thread and makes only thread-safe reads
-(`stats()`, `metrics()`, snapshots taken under the structure's own lock), and bounds
-what it copies, so sampling a deep queue stays cheap. The views render the samples
-later, on the publisher thread.
+(`stats()`, `metrics()`, a workqueue's `snapshot()`), and bounds what it copies, so
+sampling a deep queue stays cheap. The views render the samples later, on the
+publisher thread. Anything with the methods the views call is accepted (a kubenb
+workqueue or Controller, or a look-alike); what it lacks is left out of its sample.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from kubenb.workqueue.queue import QueueSnapshot
+
+if TYPE_CHECKING:
+    from kubenb.cache.shared_informer import SharedIndexInformer
 
 __all__ = [
     "MAX_LISTED",
@@ -20,6 +25,7 @@ __all__ = [
     "processing_items",
     "queue_detail",
     "queue_of",
+    "queue_snapshot",
     "workqueue_sample",
 ]
 
@@ -84,7 +90,8 @@ def _index_values(indexer: Any, names: list[str]) -> dict[str, list[tuple[str, i
     return out
 
 
-def informer_sample(informer: Any, detail: bool = False) -> dict[str, dict[str, Any]]:
+def informer_sample(informer: SharedIndexInformer, detail: bool = False
+                    ) -> dict[str, dict[str, Any]]:
     """The reflector/fifo/indexer/handlers counters of a SharedIndexInformer, from its
     `stats()` (thread-safe reads only). With `detail`, also what the inspectors list:
     the FIFO's queued keys, the index values, each handler's numbers, the loop state."""
@@ -172,7 +179,7 @@ def queue_of(source: Any) -> Any:
     """The workqueue of a workqueue (itself) or of a controller (its current queue,
     None before it made one; never makes one as a side effect)."""
     if is_controller(source):
-        return getattr(source, "_queue", None)
+        return source.current_queue
     return source
 
 
@@ -207,44 +214,33 @@ def workqueue_sample(source: Any) -> dict[str, Any]:
             "items": items, "metrics": queue_metrics}
 
 
-def queue_detail(queue: Any) -> dict[str, Any]:
-    """What a kubenb workqueue holds now, for the inspector: the keys ready to be
-    handed out (in order), the keys processing, the keys re-added while processing
-    (queued again on done), and the keys waiting for a retry with their ready time
-    and requeue count. Other queues give what their public methods tell.
+def queue_snapshot(queue: Any, limit: int | None = MAX_LISTED) -> QueueSnapshot | None:
+    """`queue.snapshot(limit)` of a kubenb workqueue; None for a queue without one."""
+    snapshot = getattr(queue, "snapshot", None)
+    return snapshot(limit=limit) if callable(snapshot) else None
 
-    Reads the queue's structures under the queue's own locks: a snapshot, never a
-    view that changes while it is rendered.
+
+def queue_detail(queue: Any) -> dict[str, Any]:
+    """What a workqueue holds now, for the inspector: the keys ready to be handed out
+    (in order, when `ordered`), the keys processing, the keys re-added while
+    processing (`redo`: queued again on done), and the keys waiting for a retry with
+    the clock seconds until they are due, and their requeue counts. From one
+    `snapshot()` of at most MAX_LISTED keys a list; a queue without one gives what
+    `processing_items()` tells.
     """
     out: dict[str, Any] = {"ready": [], "processing": [], "redo": [], "waiting": [],
                            "waiting_count": 0, "now": None, "requeues": {}}
-    lock = getattr(queue, "_lock", None)
-    if lock is None or not hasattr(queue, "_dirty"):
+    look = queue_snapshot(queue)
+    if look is None:
         out["processing"] = [str(i) for i in processing_items(queue)][:MAX_LISTED]
         return out
-    with lock:  # bounded copies: a deep queue costs no more than MAX_LISTED keys here
-        storage = getattr(queue, "_queue", None)
-        items = getattr(storage, "_items", None)
-        dirty = queue._dirty
-        processing = list(islice(queue._processing, MAX_LISTED))
-        ready = (list(islice(items, MAX_LISTED)) if items is not None else
-                 list(islice((d for d in dirty if d not in queue._processing), MAX_LISTED)))
-        redo = [p for p in processing if p in dirty]
-    out["ordered"] = items is not None  # FIFO storage: keys leave the ready list in order
-    out["ready"] = ready
-    out["processing"] = processing
-    out["redo"] = redo
-    cond = getattr(queue, "_waiting_cond", None)
-    clock = getattr(queue, "clock", None)
-    now = clock.now() if clock is not None else None
-    out["now"] = now
-    if cond is not None and hasattr(queue, "_waiting_by_item"):
-        with cond:
-            waiting = sorted(((entry.ready_at, item) for item, entry in
-                              queue._waiting_by_item.items()), key=lambda p: p[0])
-        out["waiting_count"] = len(waiting)
-        out["waiting"] = [(item, ready_at - now if now is not None else None)
-                          for ready_at, item in waiting[:MAX_LISTED]]
+    out["ordered"] = look.ordered  # keys leave the ready list in this order
+    out["ready"] = list(look.queued)
+    out["processing"] = list(look.processing)
+    out["redo"] = [p for p in out["processing"] if p in look.redo]
+    out["now"] = look.now
+    out["waiting_count"] = look.waiting_count
+    out["waiting"] = [(item, ready_at - look.now) for item, ready_at in look.waiting]
     limiter = getattr(queue, "rate_limiter", None)
     if limiter is not None:
         keys = {*out["ready"], *out["processing"], *(i for i, _ in out["waiting"])}

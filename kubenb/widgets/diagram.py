@@ -1,12 +1,8 @@
 """InformerDiagram: client-go's controller-interaction picture, drawn live.
 
-The picture every client-go tutorial starts from, as SVG, with the informer's own
-numbers in it. Upper half (client-go): Reflector -(1) List & Watch- API server;
-Reflector -(2) Add object-> DeltaFIFO -(3) Pop-> Informer -(4) Add object-> Indexer
--(5) Store object and key-> thread-safe store; Informer -(6) Dispatch event handler
-functions-> Resource Event Handlers. Lower half (your controller): handlers -(7)
-Enqueue object key-> Workqueue -(8) Get next key-> Process Item, which (9) gets the
-object by key from the Indexer.
+The picture every client-go tutorial starts from, with the informer's own numbers in
+it: `diagram_svg.py` draws it, `diagram_inspector.py` writes what a click on a box
+shows, and this module is the widget that samples, redraws and takes the clicks.
 
 - Boxes carry live counts; an arrow lights up, with `+N`, when traffic crossed it
   since the previous picture (one publish interval).
@@ -15,29 +11,31 @@ object by key from the Indexer.
   keys with requeue counts and next retry, the last items processed.
 - pause / step / resume drive the informer's process loop (`Controller.pause`,
   kubenb.cache.controller); "process next key" runs one processNextWorkItem on the
-  workqueue (get, your `process_item(key)`, forget or add_rate_limited, done) when
-  no worker takes keys itself; "clock +1s" steps a workqueue's FakeClock. With a
-  kubenb Controller attached, pause workers / step worker / resume workers drive its
-  gate (`Controller.pause`, `step(1)`, `resume`): a running controller's keys wait in
-  the workqueue and its workers take them one step at a time.
+  workqueue (get, your `process_item(key)` or a stopped Controller's reconcile,
+  forget or add_rate_limited, done) when no worker takes keys itself; "clock +1s"
+  steps a workqueue's FakeClock. With a kubenb Controller attached, pause workers /
+  step worker / resume workers drive its gate (`Controller.pause`, `step(1)`,
+  `resume`): a running controller's keys wait in the workqueue and its workers take
+  them one step at a time.
 - Without a workqueue the lower half is drawn greyed out.
 
 Why plain ipywidgets: one `HTML` widget holds the SVG (one comm message per
 picture, no frontend extension, no new dependency, and it renders anywhere
 ipywidgets does: JupyterLab, Notebook 7, VS Code, Voila); real `Button`s carry the
-clicks to Python. A click on a box in the picture presses that box's button (a
-one-line `onclick`), so the picture is clickable and the buttons remain for
-keyboards and for tests.
+clicks to Python. A click on a box in the picture presses that box's button, so the
+picture is clickable and the buttons remain for keyboards and for tests.
 
 Counters are sampled on a poll thread and rendered by the reactive publisher (see
-`_feed.py`): nothing here runs on an informer thread.
+`_feed.py`): nothing here runs on an informer thread. The picture's and the
+inspector's public names are re-exported here, where code has imported them from.
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
@@ -45,420 +43,36 @@ from kubenb.clock import Clock, FakeClock
 from kubenb.errors import KubenbError
 from kubenb.reactive.publisher import DEFAULT_RATE, Publisher
 from kubenb.widgets._feed import PolledView, gone_reason
-from kubenb.widgets._html import esc, fmt_seconds, wall_time
+from kubenb.widgets._html import esc, wall_time
 from kubenb.widgets._samples import (
     MAX_LISTED,
     controller_of,
     informer_sample,
     queue_detail,
     queue_of,
+    queue_snapshot,
     workqueue_sample,
+)
+from kubenb.widgets.diagram_inspector import ACTIVITY_LABELS, inspector_html
+from kubenb.widgets.diagram_svg import (
+    _WARN,
+    ARROWS,
+    BOXES,
+    diagram_svg,
+    flow_changes,
+    flow_totals,
 )
 from kubenb.widgets.stepper import StepResult, apply_one, step_html
 from kubenb.widgets.table import scrolling
+from kubenb.workqueue.interface import Interface, RateLimitingInterface
 
-__all__ = ["ARROWS", "BOXES", "InformerDiagram", "diagram_svg", "flow_totals"]
+if TYPE_CHECKING:
+    from kubenb.cache.shared_informer import SharedIndexInformer
 
-#: The boxes, upper half first: (id, title).
-BOXES = (("api", "API server"), ("reflector", "Reflector"), ("fifo", "DeltaFIFO"),
-         ("informer", "Informer"), ("store", "Thread-safe store"), ("indexer", "Indexer"),
-         ("handlers", "Resource Event Handlers"), ("workqueue", "Workqueue"),
-         ("process", "Process Item"))
-LOWER = frozenset({"workqueue", "process"})
+__all__ = ["ARROWS", "BOXES", "InformerDiagram", "diagram_svg", "flow_totals", "inspector_html"]
+
 _SHORT = {"api": "API server", "store": "Store", "handlers": "Handlers", "fifo": "FIFO",
           "process": "Process Item"}
-
-#: Where each box is drawn: x, y, width, height (the SVG is WIDTH x HEIGHT).
-WIDTH, HEIGHT, DIVIDER = 920, 446, 306
-GEOMETRY = {
-    "api": (15, 40, 130, 84), "reflector": (235, 40, 165, 84), "fifo": (480, 40, 165, 84),
-    "informer": (730, 40, 180, 84), "store": (15, 182, 125, 96),
-    "indexer": (235, 182, 245, 96), "handlers": (730, 182, 180, 96),
-    "process": (400, 338, 200, 92), "workqueue": (730, 338, 180, 92),
-}
-
-#: The numbered arrows: (id, label lines, x1, y1, x2, y2, label x, label y, anchor,
-#: both ends). Labels follow client-go's picture.
-ARROWS = (
-    ("list_watch", ("(1) List & Watch",), 235, 82, 145, 82, 190, 74, "middle", True),
-    ("add_object", ("(2) Add object",), 400, 82, 480, 82, 440, 74, "middle", False),
-    ("pop", ("(3) Pop",), 645, 82, 730, 82, 687, 74, "middle", False),
-    ("add_to_indexer", ("(4) Add object",), 740, 124, 480, 205, 598, 152, "end", False),
-    ("store_key", ("(5) Store", "object & key"), 235, 230, 140, 230, 187, 222, "middle",
-     False),
-    ("dispatch", ("(6) Dispatch event", "handler functions"), 820, 124, 820, 182, 812, 148,
-     "end", False),
-    ("enqueue", ("(7) Enqueue", "object key"), 820, 278, 820, 338, 812, 304, "end", False),
-    ("get_next", ("(8) Get next key",), 730, 384, 600, 384, 665, 376, "middle", False),
-    ("get_by_key", ("(9) Get object", "by key"), 440, 338, 440, 278, 432, 304, "end", False),
-)
-
-_OK, _WARN, _BAD, _GREY, _LINE = "#2e7d32", "#b26a00", "#c62828", "#9e9e9e", "#607d8b"
-_HOT, _SELECTED = "#e8590c", "#1565c0"
-_STATE_COLOURS = {"watching": _OK, "running": _OK, "listing": _WARN, "new": _GREY,
-                  "paused": _WARN, "backoff": _BAD, "stopped": _GREY}
-
-#: Counter changes recorded in each box's activity list: (field, label).
-_LABELS = {
-    "reflector": (("state", "state"), ("lists", "lists"), ("relists", "relists"),
-                  ("gone", "410 Gone"), ("watches", "watches"), ("events", "watch events"),
-                  ("errors", "errors")),
-    "fifo": (("depth", "depth"), ("popped", "popped"), ("process_errors", "process errors")),
-    "informer": (("state", "process loop"), ("steps", "steps")),
-    "store": (("items", "objects"),),
-    "indexer": (("items", "items"), ("index_count", "indexes")),
-    "handlers": (("listeners", "handlers"), ("calls", "calls"), ("errors", "errors"),
-                 ("backlog", "backlog")),
-    "workqueue": (("depth", "depth"), ("processing", "processing"), ("adds", "adds"),
-                  ("retries", "retries"), ("delayed", "waiting for a retry")),
-    "process": (("done", "processed"), ("errors", "errors")),
-    "api": (),
-}
-
-
-# -- flows ---------------------------------------------------------------------------------
-
-
-def flow_totals(sample: dict[str, Any]) -> dict[str, int]:
-    """How much has crossed each arrow so far (totals; the picture shows the change
-    between two samples). (1) lists, watches and events on the wire; (2) objects
-    listed and watch events, each a delta queued; (3)-(5) items popped, each written
-    to the Indexer; (6) handler calls; (7) workqueue adds; (8) keys taken by a
-    worker; (9) keys processed."""
-    r, f, h = (sample.get(k) or {} for k in ("reflector", "fifo", "handlers"))
-    popped = int(f.get("popped", 0))
-    out = {"list_watch": int(r.get("lists", 0)) + int(r.get("watches", 0))
-           + int(r.get("events", 0)) + int(r.get("bookmarks", 0)),
-           "add_object": int(r.get("objects_listed", 0)) + int(r.get("events", 0)),
-           "pop": popped, "add_to_indexer": popped, "store_key": popped,
-           "dispatch": int(h.get("calls", 0))}
-    wq, p = sample.get("workqueue"), sample.get("process")
-    if wq:
-        out["enqueue"] = int(wq.get("adds", 0))
-    if p:
-        out["get_next"] = int(p.get("gets", 0))
-        out["get_by_key"] = int(p.get("done", 0))
-    return out
-
-
-def _flows(sample: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, int]:
-    if previous is None:
-        return {}
-    now, before = flow_totals(sample), flow_totals(previous)
-    return {k: v - before[k] for k, v in now.items() if k in before and v > before[k]}
-
-
-# -- the SVG -----------------------------------------------------------------------------------
-
-
-def _counter(name: str, value: Any, shown: Any = None) -> str:
-    text = value if shown is None else shown
-    return (f'<tspan class="kubenb-counter kubenb-counter-{esc(name)}" data-value="{esc(value)}"'
-            f' font-weight="bold">{esc(text)}</tspan>')
-
-
-def _short(text: Any, n: int) -> str:
-    s = str(text)
-    return s if len(s) <= n else s[:n - 1] + "…"
-
-
-def _box_lines(box: str, s: dict[str, Any], lit: bool) -> tuple[list[str], str, str]:
-    """The text lines of one box (SVG tspans), its badge text and badge colour."""
-    v = s.get(box) or {}
-    c = _counter
-    if box == "api":
-        endpoint = str(v.get("endpoint", "")).replace(" in all namespaces", "")
-        return [esc(_short(endpoint, 22)),
-                "RV " + c("reflector-resource-version", v.get("resource_version", ""),
-                          _short(v.get("resource_version", "") or "—", 14))], "", ""
-    if box == "reflector":
-        state = str(v.get("state", "new"))
-        return ["lists " + c("reflector-lists", v.get("lists", 0)) + "  relists "
-                + c("reflector-relists", v.get("relists", 0)),
-                "410 Gone " + c("reflector-gone", v.get("gone", 0)) + "  watches "
-                + c("reflector-watches", v.get("watches", 0)),
-                "events " + c("reflector-events", v.get("events", 0)) + "  errors "
-                + c("reflector-errors", v.get("errors", 0)),
-                ], state, _STATE_COLOURS.get(state, _LINE)
-    if box == "fifo":
-        types = v.get("types") or {}
-        text = ", ".join(f"{t} {n}" for t, n in sorted(types.items())) or "empty"
-        paused = (s.get("informer") or {}).get("state") == "paused"
-        return [c("fifo-depth", v.get("depth", 0)) + " keys queued",
-                c("fifo-types", text, _short(text, 26)),
-                "popped " + c("fifo-popped", v.get("popped", 0))], \
-            ("paused" if paused else ""), _WARN
-    if box == "informer":
-        state = str(v.get("state", "new"))
-        held = v.get("held")
-        return ["process loop " + c("informer-state", state),
-                "errors " + c("fifo-process-errors", v.get("process_errors", 0))
-                + ("  synced" if v.get("synced") else "  syncing"),
-                "steps " + c("informer-steps", v.get("steps", 0))
-                + (("  holding " + esc(_short(held, 15))) if held else "")], \
-            state, _STATE_COLOURS.get(state, _LINE)
-    if box == "store":
-        items = (s.get("indexer") or {}).get("items", 0)
-        return [c("indexer-items", items) + " objects", "by namespace/name"], "", ""
-    if box == "indexer":
-        idx = v.get("indexes") or []
-        return [c("indexer-index-count", v.get("index_count", 0)) + " indexes",
-                esc(_short(", ".join(idx) or "none", 34)),
-                "Listers and Process Item read here"], "", ""
-    if box == "handlers":
-        return [c("handlers-listeners", v.get("listeners", 0)) + " handlers  calls "
-                + c("handlers-calls", v.get("calls", 0)),
-                "backlog " + c("handlers-backlog", v.get("backlog", 0)) + "  errors "
-                + c("handlers-errors", v.get("errors", 0)),
-                "each on its own thread"], "", ""
-    if not lit:
-        return ["not attached"], "", ""
-    if box == "workqueue":
-        return [c("workqueue-depth", v.get("depth", 0)) + " queued  "
-                + c("workqueue-processing", v.get("processing", 0)) + " processing",
-                "retry later " + c("workqueue-delayed", v.get("delayed", 0)),
-                "adds " + c("workqueue-adds", v.get("adds", 0)) + "  retries "
-                + c("workqueue-retries", v.get("retries", 0))], "", ""
-    # process
-    now = v.get("in_flight") or []
-    return ["processed " + c("process-done", v.get("done", 0)) + "  errors "
-            + c("process-errors", v.get("errors", 0)),
-            "now: " + esc(_short(", ".join(str(k) for k in now) or "idle", 26)),
-            "your reconcile(key)"], "", ""
-
-
-def _onclick(box: str) -> str:
-    return ("var r=this.closest('.kubenb-diagram');var b=r&&r.querySelector("
-            f"'.kubenb-diagram-inspect-{box}');if(b)b.click();")
-
-
-def diagram_svg(sample: dict[str, Any], flows: dict[str, int] | None = None, *,
-                selected: str | None = None, lower: bool = True, uid: str = "d") -> str:
-    """The picture for one sample: boxes with their counts, arrows lit by `flows`
-    (arrow id -> count since the previous picture), `selected` outlined, the lower
-    half greyed out unless `lower`. Pure: the same input gives the same SVG."""
-    flows = flows or {}
-    parts = [f'<svg class="kubenb-diagram-svg" xmlns="http://www.w3.org/2000/svg" '
-             f'viewBox="0 0 {WIDTH} {HEIGHT}" width="100%" style="max-width:{WIDTH}px;'
-             f'font-family:sans-serif" data-lower="{"on" if lower else "off"}">',
-             "<defs>"]
-    for name, colour in (("n", _LINE), ("h", _HOT), ("g", "#c8c8c8")):
-        for end, path in (("e", "M0,0 L10,5 L0,10 z"), ("s", "M10,0 L0,5 L10,10 z")):
-            parts.append(f'<marker id="kubenb-{uid}-{name}{end}" viewBox="0 0 10 10" refX="'
-                         f'{9 if end == "e" else 1}" refY="5" markerWidth="7" markerHeight="7"'
-                         f' orient="auto"><path d="{path}" fill="{colour}"/></marker>')
-    parts.append("</defs>")
-    parts.append('<text x="15" y="22" font-size="12" fill="#78909c" font-style="italic">'
-                 "client-go</text>")
-    parts.append(f'<line x1="10" y1="{DIVIDER}" x2="{WIDTH - 10}" y2="{DIVIDER}" '
-                 'stroke="#b0bec5" stroke-dasharray="6,4"/>')
-    parts.append(f'<text x="15" y="{DIVIDER + 20}" font-size="12" fill="#78909c" '
-                 'font-style="italic">your controller</text>')
-    if not lower:
-        parts.append(f'<text class="kubenb-diagram-lower-note" x="15" y="{DIVIDER + 52}" '
-                     'font-size="12" fill="#9e9e9e"><tspan x="15">No workqueue attached:'
-                     '</tspan><tspan x="15" dy="16">pass workqueue= (a workqueue or a kubenb'
-                     '</tspan><tspan x="15" dy="16">Controller) to light this half.</tspan>'
-                     "</text>")
-    parts.append(f'<text class="kubenb-diagram-legend" x="15" y="{HEIGHT - 30}" '
-                 f'font-size="11" fill="#78909c"><tspan x="15">An arrow lights up, with +N, '
-                 f'when traffic</tspan><tspan x="15" dy="14">crossed it since the last '
-                 f'picture. Click a box to inspect it.</tspan></text>')
-    for box, title in BOXES:
-        x, y, w, h = GEOMETRY[box]
-        lit = lower or box not in LOWER
-        lines, badge, badge_colour = _box_lines(box, sample, lit)
-        stroke, width, fill, ink = _LINE, 1.5, "#ffffff", "#263238"
-        if box in ("reflector", "informer") and badge:
-            stroke = _STATE_COLOURS.get(badge, _LINE)
-        if box == "fifo" and badge:
-            stroke, fill = _WARN, "#fff8e1"
-        if not lit:
-            stroke, fill, ink = "#cfd8dc", "#f5f5f5", "#9e9e9e"
-        if box == selected:
-            stroke, width = _SELECTED, 3.5
-        parts.append(f'<g class="kubenb-box kubenb-box-{box}" data-box="{box}" '
-                     f'style="cursor:pointer" onclick="{_onclick(box)}">'
-                     f"<title>{esc(title)}: click to inspect</title>"
-                     f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="6" fill="{fill}" '
-                     f'stroke="{stroke}" stroke-width="{width}"/>'
-                     f'<text x="{x + 8}" y="{y + 17}" font-size="13" font-weight="bold" '
-                     f'fill="{ink}">{esc(title)}</text>')
-        if badge:
-            parts.append(f'<text class="kubenb-badge kubenb-badge-{box}" x="{x + w - 7}" '
-                         f'y="{y + 17}" font-size="11" text-anchor="end" fill="{badge_colour}"'
-                         f' font-weight="bold">{esc(badge)}</text>')
-        for i, line in enumerate(lines):
-            parts.append(f'<text x="{x + 8}" y="{y + 36 + 16 * i}" font-size="11.5" '
-                         f'fill="{ink}">{line}</text>')
-        parts.append("</g>")
-    for arrow, label, x1, y1, x2, y2, lx, ly, anchor, both in ARROWS:
-        lit = lower or arrow not in ("enqueue", "get_next", "get_by_key")
-        count = flows.get(arrow, 0)
-        hot = lit and count > 0
-        name = "h" if hot else "n" if lit else "g"
-        colour = _HOT if hot else _LINE if lit else "#c8c8c8"
-        start = f' marker-start="url(#kubenb-{uid}-{name}s)"' if both else ""
-        hot_class = " kubenb-arrow-hot" if hot else ""
-        parts.append(f'<g class="kubenb-arrow kubenb-arrow-{arrow}{hot_class}"'
-                     f' data-arrow="{arrow}" data-flow="{count}">'
-                     f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{colour}" '
-                     f'stroke-width="{3.5 if hot else 1.6}"{start} '
-                     f'marker-end="url(#kubenb-{uid}-{name}e)">')
-        if hot:
-            parts.append('<animate attributeName="stroke-opacity" values="1;0.35;1" '
-                         'dur="0.8s" repeatCount="2"/>')
-        parts.append("</line>")
-        for i, text in enumerate(label):
-            parts.append(f'<text x="{lx}" y="{ly + 12 * i}" font-size="10" text-anchor="'
-                         f'{anchor}" fill="{colour if lit else "#bdbdbd"}" stroke="#ffffff" '
-                         f'stroke-width="3" paint-order="stroke">{esc(text)}</text>')
-        if hot:
-            cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-            parts.append(f'<text class="kubenb-flow kubenb-flow-{arrow}" x="{cx:.0f}" '
-                         f'y="{cy + 14:.0f}" font-size="11" font-weight="bold" text-anchor='
-                         f'"middle" fill="{_HOT}" stroke="#ffffff" stroke-width="3" '
-                         f'paint-order="stroke">+{count}</text>')
-        parts.append("</g>")
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-# -- inspectors --------------------------------------------------------------------------------
-
-
-def _kv_table(rows: list[tuple[str, Any]]) -> str:
-    body = "".join(f"<tr><td style='padding-right:12px;color:#546e7a'>{esc(k)}</td>"
-                   f"<td>{esc(v)}</td></tr>" for k, v in rows)
-    return f'<table class="kubenb-inspector-counters">{body}</table>'
-
-
-def _list_table(css: str, columns: list[str], rows: list[list[Any]], empty: str) -> str:
-    if not rows:
-        return f'<div class="{css}"><i>{esc(empty)}</i></div>'
-    head = "".join(f"<th style='text-align:left;padding-right:12px'>{esc(c)}</th>"
-                   for c in columns)
-    body = "".join("<tr class='kubenb-inspector-row'>" + "".join(
-        f"<td style='padding-right:12px'>{esc(v)}</td>" for v in row) + "</tr>" for row in rows)
-    return f'<table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-
-
-def _more(shown: int, total: int) -> str:
-    return f"<div><i>first {shown} of {total}</i></div>" if total > shown else ""
-
-
-def inspector_html(box: str, sample: dict[str, Any], activity: list[str], *,
-                   last_step: StepResult | None = None, recent: list[tuple[str, str, str]]
-                   | None = None, store_keys: list[str] | None = None,
-                   lower: bool = True) -> str:
-    """What a click on `box` shows: its contents now, then its recent activity."""
-    title = dict(BOXES)[box]
-    v = sample.get(box) or {}
-    parts: list[str] = []
-    if box in LOWER and not lower:
-        parts.append("<i>No workqueue attached: InformerDiagram(informer, workqueue=queue "
-                     "or controller) lights this half.</i>")
-    elif box == "api":
-        r = sample.get("reflector") or {}
-        parts.append(_kv_table([("list & watch of", v.get("endpoint", "")),
-                                ("last resourceVersion", v.get("resource_version", "")),
-                                ("reflector state", r.get("state", "")),
-                                ("last error", r.get("last_error") or "none")]))
-    elif box == "reflector":
-        parts.append(_kv_table([(label, v.get(field, 0)) for field, label in _LABELS[box]]
-                               + [("objects listed", v.get("objects_listed", 0)),
-                                  ("bookmarks", v.get("bookmarks", 0)),
-                                  ("last resourceVersion", v.get("resource_version", "")),
-                                  ("last error", v.get("last_error") or "none")]))
-    elif box == "fifo":
-        queued = v.get("queued") or []
-        state = (sample.get("informer") or {}).get("state", "")
-        parts.append(_kv_table([("queue", v.get("kind", "")), ("process loop", state),
-                                ("keys queued", v.get("depth", 0)),
-                                ("popped so far", v.get("popped", 0))]))
-        parts.append("<div><b>queued keys</b> (oldest first; a key's deltas wait together)"
-                     "</div>")
-        held = (sample.get("informer") or {}).get("held")
-        rows = [[k + ("  (popped, held by the pause)" if i == 0 and held == k else ""),
-                 ", ".join(types)] for i, (k, types) in enumerate(queued)]
-        parts.append(_list_table("kubenb-inspector-fifo-keys", ["key", "deltas"], rows,
-                                 "nothing queued"))
-        parts.append(_more(len(rows), int(v.get("depth", 0)) + (1 if held else 0)))
-    elif box == "informer":
-        if last_step is not None:
-            parts.append(f"<div><b>last step</b>: applied {esc(last_step.key)} (before, after "
-                         "and diff under the buttons)</div>")
-        parts.append(_kv_table([("process loop", v.get("state", "")),
-                                ("synced", v.get("synced", False)),
-                                ("deltas popped", v.get("popped", 0)),
-                                ("process errors", v.get("process_errors", 0)),
-                                ("held by the pause", v.get("held") or "nothing"),
-                                ("steps", v.get("steps", 0))]))
-    elif box == "store":
-        keys = store_keys or []
-        items = int((sample.get("indexer") or {}).get("items", 0))
-        parts.append(f"<div>{items} objects, keyed by namespace/name</div>")
-        parts.append(_list_table("kubenb-inspector-store-keys", ["key"],
-                                 [[k] for k in keys], "empty"))
-        parts.append(_more(len(keys), items))
-    elif box == "indexer":
-        values = v.get("index_values") or {}
-        parts.append(f"<div>{int(v.get('items', 0))} objects, {len(values)} indexes "
-                     "(index name -> value -> how many keys)</div>")
-        for name, pairs in sorted(values.items()):
-            parts.append(f"<div><b>index {esc(name)}</b></div>")
-            parts.append(_list_table(f"kubenb-inspector-index kubenb-inspector-index-{esc(name)}",
-                                     ["value", "keys"], [[a, n] for a, n in pairs], "no values"))
-    elif box == "handlers":
-        rows = [[h["handler"], h["adds"], h["updates"], h["deletes"], h["backlog"],
-                 "yes" if h["busy"] else "", h["errors"], "yes" if h["synced"] else "no"]
-                for h in v.get("handler_list") or []]
-        parts.append(_list_table("kubenb-inspector-handlers",
-                                 ["handler", "adds", "updates", "deletes", "backlog", "busy",
-                                  "errors", "synced"], rows, "no handler registered"))
-    elif box == "workqueue":
-        d = v.get("detail") or {}
-        requeues = d.get("requeues") or {}
-        parts.append(_kv_table([("queued (ready)", v.get("depth", 0)),
-                                ("processing", v.get("processing", 0)),
-                                ("waiting for a retry", v.get("delayed", 0)),
-                                ("adds", v.get("adds", 0)), ("retries", v.get("retries", 0))]))
-        parts.append("<div><b>ready keys</b> (handed out in this order)</div>")
-        parts.append(_list_table("kubenb-inspector-wq-ready", ["key", "requeues"],
-                                 [[k, requeues.get(k, 0)] for k in d.get("ready") or []],
-                                 "none"))
-        parts.append("<div><b>processing</b> (a key is never in two workers)</div>")
-        redo = set(d.get("redo") or [])
-        parts.append(_list_table("kubenb-inspector-wq-processing", ["key", "requeues", "note"],
-                                 [[k, requeues.get(k, 0),
-                                   "added again: queued on done()" if k in redo else ""]
-                                  for k in d.get("processing") or []], "none"))
-        parts.append("<div><b>waiting for a retry</b> (add_rate_limited / add_after)</div>")
-        parts.append(_list_table("kubenb-inspector-wq-waiting",
-                                 ["key", "requeues", "next retry in"],
-                                 [[k, requeues.get(k, 0),
-                                   fmt_seconds(max(wait, 0.0)) if wait is not None else "?"]
-                                  for k, wait in d.get("waiting") or []], "none"))
-    elif box == "process":
-        parts.append(_kv_table([("processed", v.get("done", 0)), ("errors", v.get("errors", 0)),
-                                ("processing now", ", ".join(map(str, v.get("in_flight") or []))
-                                 or "nothing")]))
-        parts.append("<div><b>last items processed</b> (newest first; a worker's keys are "
-                     "seen by comparing samples of the queue, so a key added and processed "
-                     "between two samples is counted, not listed)</div>")
-        parts.append(_list_table("kubenb-inspector-processed", ["time", "key", "outcome"],
-                                 [list(r) for r in recent or []], "none yet"))
-        errors = v.get("recent_errors") or []
-        if errors:
-            parts.append("<div><b>recent errors</b></div>")
-            parts.append(_list_table("kubenb-inspector-errors", ["key", "error"],
-                                     [list(e) for e in errors[::-1]], ""))
-    lines = "".join(f"<li>{esc(line)}</li>" for line in activity[::-1]) or \
-        "<li>no activity yet</li>"
-    parts.append(f'<div class="kubenb-activity kubenb-activity-{box}"><b>recent activity</b>'
-                 f"<ul>{lines}</ul></div>")
-    return (f'<div class="kubenb-inspector kubenb-inspector-{box}" style="font-size:12px;'
-            f'padding:4px"><b style="font-size:13px">{esc(title)}</b>{"".join(parts)}</div>')
 
 
 # -- the widget ------------------------------------------------------------------------------
@@ -474,7 +88,8 @@ class InformerDiagram(PolledView):
     (clock seconds); `activity_size` bounds each box's recent-activity list.
     """
 
-    def __init__(self, informer: Any, workqueue: Any = None, *, process_item: Any = None,
+    def __init__(self, informer: SharedIndexInformer, workqueue: Any = None, *,
+                 process_item: Callable[[Any], Any] | None = None,
                  interval: float = 0.5, activity_size: int = 50, step_timeout: float = 5.0,
                  clock_step: float = 1.0, publisher: Publisher | None = None,
                  rate: float = DEFAULT_RATE, clock: Clock | None = None, name: str = "",
@@ -604,10 +219,10 @@ class InformerDiagram(PolledView):
         wq = workqueue_sample(source)
         metrics = wq.pop("metrics")
         queue = queue_of(source)
-        waiting = getattr(queue, "_waiting_count", None)
-        wq["delayed"] = waiting() if callable(waiting) else 0
+        wq["delayed"] = 0
         if queue is not None:  # bounded; also how finished keys are seen (_record_activity)
             wq["detail"] = queue_detail(queue)
+            wq["delayed"] = wq["detail"]["waiting_count"]
         items = [str(i) for i in wq.pop("items")]
         controller = controller_of(source)
         own = dict(self._own)
@@ -628,7 +243,7 @@ class InformerDiagram(PolledView):
         self._record_activity(sample, previous)
         self._previous = sample
         self.last_sample = sample
-        self.last_flows = _flows(sample, previous)
+        self.last_flows = flow_changes(sample, previous)
         self._draw()
 
     def _draw(self) -> None:
@@ -653,7 +268,7 @@ class InformerDiagram(PolledView):
         for box, _ in BOXES:
             now = sample.get(box if box != "store" else "indexer") or {}
             before = previous.get(box if box != "store" else "indexer") or {}
-            for field, label in _LABELS[box]:
+            for field, label in ACTIVITY_LABELS[box]:
                 old, new = before.get(field), now.get(field)
                 if old == new:
                     continue
@@ -847,45 +462,65 @@ class InformerDiagram(PolledView):
         if queue.shutting_down():
             raise KubenbError("the workqueue is shut down: nothing more will be handed out")
         if not len(queue):
-            waiting = getattr(queue, "_waiting_count", lambda: 0)()
+            look = queue_snapshot(queue, limit=0)
+            waiting = look.waiting_count if look is not None else 0
             more = (f"; {waiting} key(s) wait for a retry: step the clock" if waiting else "")
             self._redraw_now()
             return f"no key is ready{more}"
-        key, shutdown = queue.get()
-        if shutdown:
-            raise KubenbError("the workqueue is shut down: nothing more will be handed out")
-        self._own["gets"] += 1
         if controller is not None:
-            before = controller.metrics()
-            controller._process(queue, key)  # reconcile, forget/requeue, done: as a worker
-            after = controller.metrics()
-            outcome = ("error: requeued with backoff" if after.errors > before.errors
-                       else "requeued" if after.requeues > before.requeues
-                       else "requeued after a delay" if after.requeues_after >
-                       before.requeues_after else "done; forgotten")
+            key, outcome = self._reconcile_next(controller, queue)
         else:
-            try:
-                self.process_item(key)
-            except Exception as err:
-                self._own["errors"] += 1
-                if hasattr(queue, "add_rate_limited"):
-                    queue.add_rate_limited(key)
-                    outcome = (f"error ({type(err).__name__}: {err}): add_rate_limited, "
-                               f"requeue {queue.num_requeues(key)}")
-                else:
-                    outcome = f"error ({type(err).__name__}: {err}): not requeued"
-            else:
-                if hasattr(queue, "forget"):
-                    queue.forget(key)
-                outcome = "done; forgotten (its backoff starts over)"
-            finally:
-                queue.done(key)
-                self._own["done"] += 1
+            key, outcome = self._process_item_next(queue)
         self.recent.append((wall_time(time.time()), str(key), outcome))
         self._own_keys.add(str(key))
         self.selected = self.selected or "process"
         self._redraw_now()
         return f"processed {key}: {outcome}"
+
+    @staticmethod
+    def _reconcile_next(controller: Any, queue: RateLimitingInterface) -> tuple[Any, str]:
+        """A stopped Controller's `process_next_work_item()`: reconcile, forget or
+        requeue, done, counted as a worker's. No worker runs, so the key it takes is
+        the head of its FIFO queue, named from a snapshot just before."""
+        head = queue_snapshot(queue, limit=1)
+        before = controller.metrics()
+        if not controller.process_next_work_item():
+            raise KubenbError("the workqueue is shut down: nothing more will be handed out")
+        after = controller.metrics()
+        outcome = ("error: requeued with backoff" if after.errors > before.errors
+                   else "requeued" if after.requeues > before.requeues
+                   else "requeued after a delay" if after.requeues_after >
+                   before.requeues_after else "done; forgotten")
+        return (head.queued[0] if head is not None and head.queued else "?"), outcome
+
+    def _process_item_next(self, queue: Interface) -> tuple[Any, str]:
+        """processNextWorkItem on a bare workqueue, with `process_item` as the reconcile:
+        forget on success, add_rate_limited on error (where the queue can), done."""
+        key, shutdown = queue.get()
+        if shutdown:
+            raise KubenbError("the workqueue is shut down: nothing more will be handed out")
+        self._own["gets"] += 1
+        process = self.process_item
+        try:
+            if process is None:  # process_next checks first; a close() may have raced it
+                raise KubenbError("no process_item to call")
+            process(key)
+        except Exception as err:
+            self._own["errors"] += 1
+            if isinstance(queue, RateLimitingInterface):
+                queue.add_rate_limited(key)
+                outcome = (f"error ({type(err).__name__}: {err}): add_rate_limited, "
+                           f"requeue {queue.num_requeues(key)}")
+            else:
+                outcome = f"error ({type(err).__name__}: {err}): not requeued"
+        else:
+            if isinstance(queue, RateLimitingInterface):
+                queue.forget(key)
+            outcome = "done; forgotten (its backoff starts over)"
+        finally:
+            queue.done(key)
+            self._own["done"] += 1
+        return key, outcome
 
     def counters(self, box: str) -> dict[str, Any]:
         """The last drawn numbers of one box (`store` reads the Indexer's)."""
