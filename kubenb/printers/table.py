@@ -94,7 +94,7 @@ class Column:
 
 
 def name_column(priority: int = 0) -> Column:
-    """The Name column every printer has (`-o wide`-only, priority 1, in an Event's)."""
+    """The Name column every printer has; an Event's is priority 1 (`-o wide` only)."""
     return Column("Name", "string", "name", NAME_DOC, priority)
 
 
