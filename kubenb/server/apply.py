@@ -19,6 +19,9 @@ Simplified: no schemas, so lists are keyed only by the built-in merge keys below
 resources' lists are atomic); FieldsV1 marks a map with "." when an Update created it,
 which differs from the real server for a few struct-typed fields; conflicts are found on
 leaf fields only; the applied configuration is not defaulted before it is compared.
+
+One concept, past the usual length of a module: the path sets, their FieldsV1 encoding
+and the two operations that update them are one algorithm and change together.
 """
 
 from __future__ import annotations

@@ -2,6 +2,10 @@
 
 Kept free of sockets so every branch can be reasoned about (and tested) as plain
 data; `kubenb.server.http` does the HTTP side with the standard library's server.
+
+One concept, past the usual length of a module: the dispatcher and the shaping of its
+answers (Table, PartialObjectMetadata, pretty JSON, protobuf bodies) read the same
+request.
 """
 
 from __future__ import annotations

@@ -27,6 +27,9 @@ Several resources in one recording share one revision counter: the replay applie
 their events in resourceVersion order and starts the server's revision at the lowest
 first-list resourceVersion, so a resource listed later in the recording is listed at
 a lower list resourceVersion in the replay (its objects and events are unchanged).
+
+One concept, past the usual length of a module: the actions a recording becomes, and the
+player that applies, gates and seeks them, share one timeline.
 """
 
 from __future__ import annotations

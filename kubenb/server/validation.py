@@ -2,6 +2,10 @@
 
 Messages follow apimachinery's validation package so a 422 here reads like a 422
 from a real cluster (compare errors/invalid-name-422 in the fixtures).
+
+One concept, past the usual length of a module: metadata and list options first, then
+the objects of the kinds checked (pods, workloads, services, config data), all built
+from the same field error helpers so every message has the apiserver's wording.
 """
 
 from __future__ import annotations
