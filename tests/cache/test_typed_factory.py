@@ -249,7 +249,7 @@ def test_crd_and_lease_informers(factory: SharedInformerFactory, clientset: Clie
     wait_until(lambda: gadgets.lister().list() != [], what="the gadget to arrive")
     assert gadgets.lister().by_namespace("default").get("g1")["metadata"]["name"] == "g1"
     if leases is None:
-        pytest.skip("the embedded server does not serve leases yet (issue 7)")
+        pytest.skip("the embedded server does not serve leases")
     clientset.coordination_v1().leases("kube-system").create(
         {"metadata": {"name": "leader"}, "spec": {"holderIdentity": "me"}})
     wait_until(lambda: leases.leases("kube-system").list() != [], what="the lease to arrive")

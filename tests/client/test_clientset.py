@@ -294,8 +294,6 @@ def gone(client: TypedClient, name: str) -> bool:
 
 # Stored resources (reviews and bindings are answered, not stored: tests/server/test_api_surface)
 EMBEDDED_KEYS = [(t.group, t.version, t.plural) for t in BUILTIN_TYPES if t.stored]
-if ("coordination.k8s.io", "v1", "leases") not in EMBEDDED_KEYS:
-    EMBEDDED_KEYS.append(("coordination.k8s.io", "v1", "leases"))  # issue 7 adds it
 EMBEDDED = [BY_KEY[key] for key in EMBEDDED_KEYS]
 VERB_CASES = [pytest.param(info, verb, id=f"{info.group_resource}-{verb}")
               for info in EMBEDDED for verb in method_names(info)]
@@ -561,7 +559,7 @@ def test_a_wrong_body_is_rejected_with_a_clear_error(clientset: Clientset) -> No
 
 def test_leases_round_trip_when_served(clientset: Clientset, served: set[Any]) -> None:
     if ("coordination.k8s.io", "v1", "leases") not in served:
-        pytest.skip("the embedded server does not serve leases yet (issue 7)")
+        pytest.skip("the embedded server does not serve leases")
     leases = clientset.coordination_v1().leases("kube-system")
     lease = leases.create({"metadata": {"name": "typed-leader"},
                            "spec": {"holderIdentity": "a", "leaseDurationSeconds": 15}})

@@ -37,7 +37,7 @@ def _text(nb: dict) -> str:
     return "\n".join(parts)
 
 
-def test_the_issue_notebooks_are_all_there() -> None:
+def test_every_teaching_notebook_is_there() -> None:
     assert {p.stem for p in ALL} >= EXPECTED
 
 

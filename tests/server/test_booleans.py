@@ -1,9 +1,9 @@
 """Boolean query parameters, read as the apiserver reads them.
 
 The official Python client 36 sends `?watch=True` (Python's spelling): a watch, not a
-list. The apiserver decodes `watch`, `allowWatchBookmarks`,
-`sendInitialEvents` and `force` with apimachinery's query conversion: "0" and "false" in
-any case are false, anything else (an empty value too) is true, and no value is an error.
+list. The apiserver decodes `watch`, `allowWatchBookmarks`, `sendInitialEvents` and
+`force` with apimachinery's query conversion: "0" and "false" in any case are false,
+anything else (an empty value too) is true, and no value is an error.
 `pretty` is read with Go's strconv.ParseBool, and a value it does not know means false.
 """
 
