@@ -469,3 +469,38 @@ def test_buttons_say_the_cluster_is_closed_instead_of_doing_nothing(cluster) -> 
     diagram.buttons["reflector"].click()                  # inspecting still works when closed
     assert diagram.selected == "reflector" and "kubenb-inspector-reflector" in \
         diagram.detail.value
+
+
+def test_process_next_key_on_a_stopped_controller_runs_its_process_next_work_item(
+        cluster) -> None:
+    """With a stopped Controller attached, "process next key" is the controller's own
+    processNextWorkItem: its reconcile, its backoff, its counts, one key a click."""
+    informer = cluster.informer("configmaps")
+    clock = FakeClock()
+    seen: list[str] = []
+
+    def reconcile(key: str) -> None:
+        seen.append(key)
+        if key == "ns/bad":
+            raise RuntimeError("not yet")
+
+    controller = Controller("diagram-by-hand", reconcile, clock=clock)
+    diagram = InformerDiagram(informer, controller, poll=False)
+    try:
+        controller.enqueue("ns/good")
+        controller.enqueue("ns/bad")
+        diagram.controls["process-next"].click()
+        assert "processed ns/good: done; forgotten" in diagram.status.value
+        diagram.controls["process-next"].click()
+        assert "processed ns/bad: error: requeued with backoff" in diagram.status.value
+        assert seen == ["ns/good", "ns/bad"]
+        m = controller.metrics()
+        assert (m.reconciles, m.successes, m.errors) == (2, 1, 1)
+        assert controller.queue.num_requeues("ns/bad") == 1
+        diagram.controls["process-next"].click()
+        assert "no key is ready; 1 key(s) wait for a retry" in diagram.status.value
+        diagram.select("process")
+        assert ">ns/good<" in diagram.detail.value and ">ns/bad<" in diagram.detail.value
+    finally:
+        diagram.close()
+        controller.stop()
