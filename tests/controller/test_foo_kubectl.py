@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+import kubenb
 from kubenb.controller.samples.foo import main
 from tests.helpers import needs_kubectl
 
@@ -52,7 +53,8 @@ def terminal(tmp_path: Path) -> Iterator[tuple[Kubectl, Path]]:
     kubeconfig = tmp_path / "kubeconfig"
     stop = threading.Event()
     thread = threading.Thread(target=main, name="kubenb-test-foo-main", args=(
-        ["--kubeconfig-out", str(kubeconfig), "--kubelet-delay", "0.05"], stop))
+        ["--kubeconfig-out", str(kubeconfig), "--kubelet-delay", "0.05"], stop),
+        kwargs={"embedded": kubenb.embedded})
     thread.start()
     try:
         kubectl = Kubectl(kubeconfig, tmp_path / "kube-cache")

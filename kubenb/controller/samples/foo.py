@@ -27,8 +27,9 @@ import signal
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -36,14 +37,14 @@ from kubenb.cache.keys import DeletedFinalStateUnknown, split_meta_namespace_key
 from kubenb.cache.typed_factory import informer_class
 from kubenb.cache.wait import wait_for_cache_sync
 from kubenb.clock import Clock, RealClock
-from kubenb.embedded_cluster import embedded
+from kubenb.controller.enqueue import controller_of, enqueue_key, enqueue_owner
 from kubenb.controller.record import (
     EventBroadcaster,
     EventRecorder,
     EventSource,
     get_reference,
 )
-from kubenb.controller.runner import Controller, controller_of, enqueue_key, enqueue_owner
+from kubenb.controller.runner import Controller
 from kubenb.errors import AlreadyExists, KubenbError, NotFound
 from kubenb.workqueue.rate_limiters import (
     BucketRateLimiter,
@@ -51,6 +52,11 @@ from kubenb.workqueue.rate_limiters import (
     MaxOfRateLimiter,
     RateLimiter,
 )
+
+if TYPE_CHECKING:
+    # The sample runs over a Cluster (the top of kubenb) that callers hand it: the
+    # controller layer never imports the layer that composes clusters.
+    from kubenb.cluster import Cluster
 
 __all__ = [
     "CONTROLLER_AGENT_NAME",
@@ -208,7 +214,7 @@ def foo_rate_limiter(clock: Clock | None = None) -> RateLimiter:
                             BucketRateLimiter(50.0, 300, clock=clock))
 
 
-def install_foo_crd(cluster: Any, timeout: float = 30.0) -> dict[str, Any]:
+def install_foo_crd(cluster: Cluster, timeout: float = 30.0) -> dict[str, Any]:
     """Create the Foo CRD (kept if it exists) and wait until the server serves foos.
 
     What `kubectl apply -f artifacts/examples/crd-status-subresource.yaml` and a short wait
@@ -397,7 +403,7 @@ class FooController:
         return get_reference(foo, kind=KIND, api_version=GROUP_VERSION)
 
 
-def new_foo_controller(cluster: Any, *, workers: int = 2, clock: Clock | None = None,
+def new_foo_controller(cluster: Cluster, *, workers: int = 2, clock: Clock | None = None,
                        rate_limiter: RateLimiter | None = None, install_crd: bool = True,
                        broadcaster: EventBroadcaster | None = None, record_events: bool = True,
                        timeout: float = 30.0) -> FooController:
@@ -483,7 +489,7 @@ class DeploymentSimulator:
     Available / Progressing conditions. It is itself a kubenb `Controller`.
     """
 
-    def __init__(self, cluster: Any, *, pods: bool = True, workers: int = 2,
+    def __init__(self, cluster: Cluster, *, pods: bool = True, workers: int = 2,
                  clock: Clock | None = None, name: str = "deployment-simulator") -> None:
         self.cluster = cluster
         self.pods = pods
@@ -662,7 +668,7 @@ def write_manifests(directory: str) -> tuple[str, str]:
     return paths
 
 
-def _wait_served(cluster: Any, stop: threading.Event) -> bool:
+def _wait_served(cluster: Cluster, stop: threading.Event) -> bool:
     """Wait until the server serves foos (someone applied the CRD) or `stop` is set."""
     while not stop.is_set():
         try:
@@ -673,10 +679,15 @@ def _wait_served(cluster: Any, stop: threading.Event) -> bool:
     return False
 
 
-def main(argv: list[str] | None = None, stop: threading.Event | None = None) -> int:
+def main(argv: list[str] | None = None, stop: threading.Event | None = None, *,
+         embedded: Callable[..., Cluster]) -> int:
     """`python -m kubenb.controller.samples.foo`: sample-controller's main.go over an
     embedded API server and its controllers (kubenb.controllermanager), until Ctrl-C (or
-    until `stop`, a threading.Event, is set). Prints the kubectl commands to follow along."""
+    until `stop`, a threading.Event, is set). Prints the kubectl commands to follow along.
+
+    `embedded` makes the cluster (`kubenb.embedded`, a context manager of a Cluster): the
+    caller composes it, so this layer never imports the one that composes clusters.
+    """
     parser = argparse.ArgumentParser(prog="python -m kubenb.controller.samples.foo",
                                      description=main.__doc__)
     parser.add_argument("--kubeconfig-out", metavar="PATH",
@@ -700,9 +711,12 @@ def main(argv: list[str] | None = None, stop: threading.Event | None = None) -> 
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
 
     with embedded(kubelet={"start_delay": args.kubelet_delay}) as cluster:
-        cluster.server.write_kubeconfig(kubeconfig)
+        server = cluster.server
+        if server is None:
+            raise KubenbError("main: embedded() gave a cluster without an embedded server")
+        server.write_kubeconfig(kubeconfig)
         crd_path, foo_path = write_manifests(manifests)
-        print(f"embedded API server at {cluster.server.url}\n"
+        print(f"embedded API server at {server.url}\n"
               f"  export KUBECONFIG={kubeconfig}\n"
               f"  kubectl apply -f {crd_path}\n"
               f"  kubectl apply -f {foo_path}\n"
@@ -729,4 +743,8 @@ def main(argv: list[str] | None = None, stop: threading.Event | None = None) -> 
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # Run as a script, the sample is the top of the program: it composes the cluster.
+    # This import runs only then; importing the module never reaches above its layer.
+    from kubenb.embedded_cluster import embedded as _embedded
+
+    raise SystemExit(main(embedded=_embedded))
