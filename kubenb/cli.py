@@ -1,4 +1,4 @@
-"""`python -m kubenb ...`: command-line entry points.
+"""The `kubenb` command (also `python -m kubenb`): command-line entry points.
 
 - `serve`: the embedded API server until interrupted (kubectl and notebooks use it);
 - `record`: what informers of some resources receive, into a recording file;
@@ -27,6 +27,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+__all__ = [
+    "NOTEBOOKS_DIR",
+    "TOUR",
+    "TOUR_PORT",
+    "NotebookRun",
+    "execute_notebook",
+    "find_notebooks",
+    "free_port",
+    "kernel_config",
+    "lab_command",
+    "main",
+    "notebook_env",
+    "port_is_free",
+    "tour_port",
+    "wait_for_lab",
+]
+
 TOUR = "01_tour.ipynb"
 TOUR_PORT = 8888  # JupyterLab's own default; the tour takes the next free one if taken
 # Where `pip install -e .` (and a git checkout) keeps the notebooks; `--dir` overrides.
@@ -34,7 +51,7 @@ NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m kubenb",
+    parser = argparse.ArgumentParser(prog="kubenb",
                                      description="kubenb command-line tools")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser(

@@ -31,7 +31,7 @@ from kubenb.client.discovery import DiscoveryClient, ResourceInfo, RESTMapper
 from kubenb.client.dynamic import DynamicClient, ResourceClient
 from kubenb.client.rest import RESTClient
 from kubenb.client.typed import Clientset
-from kubenb.errors import ApiError, BadRequest, KubenbError, NoResourceMatchError
+from kubenb.errors import ApiError, BadRequest, CacheSyncTimeout, NoResourceMatchError
 from kubenb.fields import parse_field_selector
 from kubenb.labels import parse_label_selector, selector_string
 from kubenb.redact import redact_url
@@ -42,10 +42,6 @@ if TYPE_CHECKING:  # types only: the server and controllers sit beside and above
     from kubenb.server import EmbeddedServer
 
 __all__ = ["CacheSyncTimeout", "Cluster", "connect"]
-
-
-class CacheSyncTimeout(KubenbError, TimeoutError):
-    """An informer did not finish its first list in time; the message says why if known."""
 
 
 def _check_selectors(label_selector: Any, field_selector: Any) -> None:

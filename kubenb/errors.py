@@ -18,20 +18,28 @@ __all__ = [
     "AlreadyExists",
     "ApiError",
     "BadRequest",
+    "CacheSyncTimeout",
+    "ChunkedFramingError",
     "Conflict",
+    "ControllerError",
     "FIFOClosedError",
     "Forbidden",
     "Gone",
     "IndexConflictError",
     "IndexFuncError",
     "IndexNotFoundError",
+    "InformerStateError",
     "Invalid",
     "InvalidResponseError",
     "KeyFuncError",
     "KubeConfigError",
     "KubenbError",
+    "ListError",
+    "NamespaceRequiredError",
     "NoResourceMatchError",
     "NotFound",
+    "RecordingError",
+    "RequestAborted",
     "RequestInfo",
     "RequeueError",
     "SelectorError",
@@ -41,6 +49,7 @@ __all__ = [
     "ServerTimeoutError",
     "TooManyRequests",
     "Unauthorized",
+    "VeryShortWatchError",
     "WatchDecodeError",
     "ZeroLengthDeltasError",
     "api_error_from_status",
@@ -305,6 +314,47 @@ class NoResourceMatchError(KubenbError, LookupError):
         self.suggestions = list(suggestions or [])
         hint = f"; did you mean {', '.join(self.suggestions)}?" if self.suggestions else ""
         super().__init__(f'the server doesn\'t have a resource type "{name}"{hint}')
+
+
+class ListError(KubenbError):
+    """The LIST of a ListAndWatch failed; `.err` is why (client-go's "failed to list")."""
+
+    def __init__(self, description: str, err: BaseException) -> None:
+        self.err = err
+        super().__init__(f"failed to list {description}: {err}")
+
+
+class VeryShortWatchError(KubenbError):
+    """A watch closed within a second with no event: the server is not serving it."""
+
+
+class InformerStateError(KubenbError):
+    """An operation the informer's lifecycle forbids (e.g. a transform after start)."""
+
+
+class CacheSyncTimeout(KubenbError, TimeoutError):
+    """An informer did not finish its first list in time; the message says why if known."""
+
+
+class RecordingError(KubenbError, ValueError):
+    """A recording file (or a recording option) kubenb cannot use; says which and why."""
+
+
+class NamespaceRequiredError(KubenbError, ValueError):
+    """A verb on one object of a namespaced resource was called without a namespace
+    (client-go's `Pods("")` would send it to a path the server does not serve)."""
+
+
+class RequestAborted(KubenbError):
+    """The request was aborted from another thread (its `AbortScope` was aborted)."""
+
+
+class ChunkedFramingError(KubenbError, ValueError):
+    """The body is not valid chunked transfer coding (RFC 9112, section 7.1)."""
+
+
+class ControllerError(KubenbError):
+    """A sync could not finish; the key is retried with backoff (the message says why)."""
 
 
 _BY_CODE: dict[int, type[ApiError]] = {

@@ -30,6 +30,11 @@ from typing import Any
 from kubenb.clock import Clock, RealClock
 from kubenb.errors import KubenbError
 
+__all__ = [
+    "CacheGCPolicy",
+    "cache_gc_policy",
+]
+
 _active_lock = threading.Lock()
 _active: CacheGCPolicy | None = None
 

@@ -42,6 +42,15 @@ from typing import Any
 
 import msgspec
 
+__all__ = [
+    "FULL_COLLECTION_INTERVAL",
+    "decode_json",
+    "gc_paused",
+    "loads",
+    "promote_young",
+    "set_young_promotion",
+]
+
 _lock = threading.Lock()
 _depth = 0
 _was_enabled = False

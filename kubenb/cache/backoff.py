@@ -13,6 +13,11 @@ import threading
 
 from kubenb.clock import Clock, RealClock
 
+__all__ = [
+    "ExponentialBackoff",
+    "RetryWithDeadline",
+]
+
 
 class ExponentialBackoff:
     """`next()` returns the next delay in seconds (client-go's backoff manager)."""

@@ -22,6 +22,15 @@ from kubenb.cache.store import Indexer, Store, new_indexer, new_store
 from kubenb.clock import Clock, RealClock
 from kubenb.errors import FIFOClosedError
 
+__all__ = [
+    "Controller",
+    "ProcessFunc",
+    "new_indexer_informer",
+    "new_informer",
+    "new_queue",
+    "process_deltas",
+]
+
 log = logging.getLogger(__name__)
 
 ProcessFunc = Callable[[Sequence[Delta], bool], None]

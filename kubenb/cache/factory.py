@@ -26,6 +26,12 @@ from kubenb.cache.wait import wait_for_cache_sync
 from kubenb.clock import Clock
 from kubenb.labels import selector_string
 
+__all__ = [
+    "GenericInformer",
+    "InformerKey",
+    "SharedInformerFactory",
+]
+
 
 class InformerKey(NamedTuple):
     api_version: str

@@ -15,6 +15,12 @@ from typing import Any, Protocol
 from kubenb.client.options import ListOptions
 from kubenb.labels import selector_string
 
+__all__ = [
+    "ListWatch",
+    "ListerWatcher",
+    "Watcher",
+]
+
 
 class Watcher(Protocol):
     """What `watch` returns: an iterable of WatchEvents that `stop()` ends from any thread.

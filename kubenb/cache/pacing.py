@@ -54,6 +54,14 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
+__all__ = [
+    "DEFAULT_PACE_LIMIT",
+    "DEFAULT_PATIENCE",
+    "QUIET",
+    "Pacer",
+    "Stages",
+]
+
 #: Events the Reflector may run ahead of the stages that keep up with it.
 DEFAULT_PACE_LIMIT = 64
 #: Real seconds a stage gets to catch up before it is counted as slow. Long enough

@@ -13,6 +13,10 @@ from collections.abc import Sized
 
 from kubenb.errors import FIFOClosedError
 
+__all__ = [
+    "QueueBase",
+]
+
 
 class QueueBase:
     """The shared state and lifecycle of the cache queues."""

@@ -52,13 +52,23 @@ from kubenb.clock import Clock, RealClock
 from kubenb.errors import (
     ApiError,
     Gone,
-    KubenbError,
+    ListError,
     ServerError,
     TooManyRequests,
+    VeryShortWatchError,
     WatchDecodeError,
     is_too_large_resource_version,
 )
 from kubenb.jsondecode import gc_paused, promote_young
+
+__all__ = [
+    "DEFAULT_PAGE_SIZE",
+    "INITIAL_EVENTS_END",
+    "ListError",
+    "Reflector",
+    "VeryShortWatchError",
+    "default_watch_error_handler",
+]
 
 log = logging.getLogger(__name__)
 
@@ -76,18 +86,6 @@ _EVENT_COUNTERS = {kind: f"events_{kind.lower()}"
 _STOP_POLL = 0.05  # real seconds between checks of a caller's stop Event
 _WARN_INTERVAL = 300.0  # clock seconds between two WARNINGs about the same failure
 _NOT_SHORT_ENDS = ("stopped", "idle-timeout")  # ends the client chose, not the server
-
-
-class ListError(KubenbError):
-    """The LIST of a ListAndWatch failed; `.err` is why (client-go's "failed to list")."""
-
-    def __init__(self, description: str, err: BaseException) -> None:
-        self.err = err
-        super().__init__(f"failed to list {description}: {err}")
-
-
-class VeryShortWatchError(KubenbError):
-    """A watch closed within a second with no event: the server is not serving it."""
 
 
 class _StopRequested(Exception):

@@ -37,13 +37,15 @@ from kubenb.cache.processor import (
 from kubenb.cache.store import Indexer, new_indexer
 from kubenb.cache.weak import weak_method
 from kubenb.clock import Clock, RealClock
-from kubenb.errors import KubenbError
+from kubenb.errors import InformerStateError
+
+__all__ = [
+    "InformerStateError",
+    "PacingStages",
+    "SharedIndexInformer",
+]
 
 log = logging.getLogger(__name__)
-
-
-class InformerStateError(KubenbError):
-    """An operation the informer's lifecycle forbids (e.g. a transform after start)."""
 
 
 def _resource_version(obj: Any) -> str | None:

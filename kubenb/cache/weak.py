@@ -15,6 +15,10 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+__all__ = [
+    "weak_method",
+]
+
 
 def weak_method(method: Callable[..., Any], default: Any = None) -> Callable[..., Any]:
     """Call the bound `method` while its object lives; `default` once it is gone."""

@@ -26,14 +26,21 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.response import HTTPResponse
 
-from kubenb.errors import KubenbError
+from kubenb.errors import RequestAborted
+
+__all__ = [
+    "AbortScope",
+    "AbortableHTTPConnection",
+    "AbortableHTTPConnectionPool",
+    "AbortableHTTPSConnection",
+    "AbortableHTTPSConnectionPool",
+    "RequestAborted",
+    "current_scope",
+    "install",
+]
 
 _local = threading.local()
 _lock = threading.Lock()  # who owns which connection; abort vs. a new request
-
-
-class RequestAborted(KubenbError):
-    """The request was aborted from another thread (its `AbortScope` was aborted)."""
 
 
 class AbortScope:

@@ -26,6 +26,16 @@ from typing import Any
 
 import requests
 
+from kubenb.errors import ChunkedFramingError
+
+__all__ = [
+    "MAX_BATCH",
+    "MAX_SIZE_LINE",
+    "READ_SIZE",
+    "ChunkedBodyReader",
+    "ChunkedFramingError",
+]
+
 #: The most bytes one read asks for: below glibc's mmap threshold (128 KiB), so the
 #: buffer of every read is not a fresh mapping (a TLS read returns one 16 KiB record
 #: at most anyway).
@@ -37,10 +47,6 @@ MAX_BATCH = 256 * 1024
 #: The longest chunk-size line (with extensions) accepted; more is not HTTP/1.1 framing.
 MAX_SIZE_LINE = 4096
 _HEX_DIGITS = b"0123456789abcdefABCDEF"
-
-
-class ChunkedFramingError(ValueError):
-    """The body is not valid chunked transfer coding (RFC 9112, section 7.1)."""
 
 
 class ChunkedBodyReader:

@@ -21,6 +21,14 @@ from typing import Any
 from kubenb.errors import InvalidResponseError, NoResourceMatchError
 from kubenb.redact import describe_body, redact_url
 
+__all__ = [
+    "AGGREGATED_V2",
+    "AGGREGATED_V2BETA1",
+    "DiscoveryClient",
+    "RESTMapper",
+    "ResourceInfo",
+]
+
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 AGGREGATED_V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
 _AGGREGATED_ACCEPT = f"{AGGREGATED_V2},{AGGREGATED_V2BETA1},application/json"

@@ -19,6 +19,11 @@ from kubenb.client.watch import Watch
 from kubenb.labels import selector_string
 from kubenb.redact import redact_url
 
+__all__ = [
+    "DynamicClient",
+    "ResourceClient",
+]
+
 
 class ResourceClient:
     """One resource (optionally in one namespace) of one group version."""

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = [
+    "ListOptions",
+]
+
 
 @dataclass(frozen=True)
 class ListOptions:

@@ -19,6 +19,13 @@ from kubenb.client.options import ListOptions
 from kubenb.errors import Gone, InvalidResponseError, RequestInfo
 from kubenb.redact import describe_body, json_type
 
+__all__ = [
+    "ListFunc",
+    "ListPager",
+    "PageInfo",
+    "check_list",
+]
+
 ListFunc = Callable[[ListOptions], dict[str, Any]]
 
 

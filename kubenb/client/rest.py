@@ -39,6 +39,16 @@ from kubenb.errors import (
 from kubenb.jsondecode import loads
 from kubenb.redact import redact_text, redact_url, split_url_credentials
 
+__all__ = [
+    "BODY_PIECE",
+    "JSON",
+    "PATCH_TYPES",
+    "RESTClient",
+    "decode_response",
+    "describe_request",
+    "error_from_response",
+]
+
 log = logging.getLogger(__name__)
 
 JSON = "application/json"

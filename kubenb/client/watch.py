@@ -31,6 +31,14 @@ from kubenb.client.chunked import ChunkedBodyReader
 from kubenb.errors import ApiError, WatchDecodeError, api_error_from_status
 from kubenb.jsondecode import decode_json
 
+__all__ = [
+    "EVENT_TYPES",
+    "Watch",
+    "WatchEvent",
+    "decode_event",
+    "event_from_frame",
+]
+
 log = logging.getLogger(__name__)
 
 EVENT_TYPES = frozenset({"ADDED", "MODIFIED", "DELETED", "BOOKMARK"})

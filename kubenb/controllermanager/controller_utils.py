@@ -24,11 +24,12 @@ from kubenb.clock import Clock
 from kubenb.cluster import Cluster
 from kubenb.controller.record import get_reference
 from kubenb.controller.runner import controller_of
-from kubenb.errors import Conflict, KubenbError, NotFound
+from kubenb.errors import Conflict, ControllerError, KubenbError, NotFound
 from kubenb.labels import LabelSelector, label_selector_from_dict
 
 __all__ = [
     "POD_TEMPLATE_HASH_LABEL",
+    "ControllerError",
     "ControllerRefManager",
     "Expectations",
     "get_condition",
@@ -301,10 +302,6 @@ def remove_condition(status: dict[str, Any], kind: str) -> None:
         status["conditions"] = kept
     else:
         status.pop("conditions", None)
-
-
-class ControllerError(KubenbError):
-    """A sync could not finish; the key is retried with backoff (the message says why)."""
 
 
 class PodOwnerController:

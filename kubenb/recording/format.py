@@ -39,8 +39,28 @@ from typing import Any
 import msgspec
 
 from kubenb._version import __version__
-from kubenb.errors import KubenbError
+from kubenb.errors import RecordingError
 from kubenb.jsondecode import decode_json
+
+__all__ = [
+    "FORMAT",
+    "INITIAL_EVENTS_END",
+    "OPS",
+    "VERSION",
+    "Entry",
+    "Recording",
+    "RecordingError",
+    "RecordingWriter",
+    "ResourceSpec",
+    "encode_line",
+    "fold",
+    "format_offset",
+    "iter_lines",
+    "make_header",
+    "object_key",
+    "object_rv",
+    "parse_offset",
+]
 
 FORMAT = "kubenb-recording"
 VERSION = 1
@@ -49,10 +69,6 @@ OPS = ("list", "watch", "event", "error", "end", "stop")
 _READ_CHUNK = 256 * 1024
 
 _encode = msgspec.json.Encoder().encode
-
-
-class RecordingError(KubenbError, ValueError):
-    """A recording file (or a recording option) kubenb cannot use; says which and why."""
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,12 @@ from __future__ import annotations
 import struct
 import zlib
 
+__all__ = [
+    "Buffer",
+    "compressed_member",
+    "stored_member",
+]
+
 Buffer = bytes | bytearray | memoryview
 
 #: A gzip member's header: deflate, no name, no time, "unknown" OS.

@@ -51,6 +51,16 @@ from kubenb.recording.format import (
 from kubenb.recording.gzipio import Buffer, compressed_member, stored_member
 from kubenb.recording.redactor import Redactor
 
+__all__ = [
+    "DEFAULT_COMPRESS_BUDGET",
+    "DEFAULT_QUEUE_BYTES",
+    "DEFAULT_STALL_TIMEOUT",
+    "STOP_REASONS",
+    "Recorder",
+    "RecordingListerWatcher",
+    "RecordingWatch",
+]
+
 log = logging.getLogger(__name__)
 
 _encode = msgspec.json.Encoder().encode

@@ -19,6 +19,14 @@ from typing import Any
 
 from kubenb.recording.format import RecordingError, ResourceSpec
 
+__all__ = [
+    "LAST_APPLIED",
+    "REDACTED",
+    "FieldPath",
+    "Redactor",
+    "parse_field_path",
+]
+
 REDACTED = "<redacted>"
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 FieldPath = tuple[str, ...]

@@ -13,6 +13,12 @@ import re
 
 from kubenb.client.discovery import ResourceInfo
 
+__all__ = [
+    "ALL_VERBS",
+    "BUILTIN_RESOURCES",
+    "builtin_group_versions",
+]
+
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 
 # One block per group version, in discovery's order; one row per resource:

@@ -11,6 +11,18 @@ import re
 
 from kubenb.client.discovery import ResourceInfo
 
+__all__ = [
+    "full_group_accessor",
+    "go_group_accessor",
+    "go_plural",
+    "go_type",
+    "group_accessor",
+    "group_package",
+    "lower_camel",
+    "resource_accessor",
+    "snake_case",
+]
+
 # Groups whose Go package name is not the first label of the group name.
 _GROUP_PACKAGES = {"": "core", "apiserverinternal.k8s.io": "internal"}
 _ACRONYM_RE = re.compile(r"([A-Z]+)([A-Z][a-z])")

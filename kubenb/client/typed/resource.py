@@ -28,14 +28,9 @@ from kubenb.client.typed.names import (
     resource_accessor,
 )
 from kubenb.client.watch import Watch
-from kubenb.errors import KubenbError
+from kubenb.errors import NamespaceRequiredError
 
 __all__ = ["NamespaceRequiredError", "TypedClient", "method_names", "typed_client_class"]
-
-
-class NamespaceRequiredError(KubenbError, ValueError):
-    """A verb on one object of a namespaced resource was called without a namespace
-    (client-go's `Pods("")` would send it to a path the server does not serve)."""
 
 
 class TypedClient:

@@ -12,33 +12,35 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubenb.cache import selectors
-from kubenb.cache.selectors import (
+from kubenb import labels as selectors
+from kubenb.errors import SelectorError
+from kubenb.fields import (
     FieldRequirement,
     FieldSelector,
-    LabelSelector,
-    Operator,
-    Requirement,
-    Set,
     escape_value,
-    everything,
     everything_fields,
     field_selector_from_set,
-    format_labels,
-    label_selector_from_dict,
-    new_requirement,
-    nothing,
     nothing_fields,
     one_term_equal_selector,
     one_term_not_equal_selector,
     parse_field_selector,
+    unescape_value,
+)
+from kubenb.labels import (
+    LabelSelector,
+    Operator,
+    Requirement,
+    Set,
+    everything,
+    format_labels,
+    label_selector_from_dict,
+    new_requirement,
+    nothing,
     parse_label_selector,
     parse_to_requirements,
     selector_from_set,
-    unescape_value,
     validated_selector_from_set,
 )
-from kubenb.errors import SelectorError
 
 IN, NOT_IN = Operator.IN, Operator.NOT_IN
 EQ, DEQ, NEQ = Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.NOT_EQUALS
@@ -969,3 +971,12 @@ def test_property_field_values_escape_round_trip(field: str, value: str, equal: 
     assert selector.requirements() == (FieldRequirement(field, EQ if equal else NEQ, value),)
     assert selector.matches({field: value}) is equal
     assert parse_field_selector(str(selector)) == selector
+
+
+def test_kubenb_cache_selectors_keeps_offering_every_selector_name() -> None:
+    from kubenb import fields, labels
+    from kubenb.cache import selectors as old
+
+    for name in old.__all__:
+        assert getattr(old, name) is getattr(labels, name, None) or \
+            getattr(old, name) is getattr(fields, name, None), name
