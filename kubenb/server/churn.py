@@ -7,14 +7,13 @@ watch event. The same seed gives the same operations (names, order, choices).
 Running, as if restored from a snapshot of a running cluster.
 
 Nothing here runs pods: that is the kubelet's job, a controller of its own
-(`kubenb.controllers.Kubelet`) that `kubenb.embedded()` and `python -m kubenb serve`
+(`kubenb.controllermanager.Kubelet`) that `kubenb.embedded()` and `kubenb serve`
 start beside the server.
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
 import logging
 import random
 import threading
@@ -26,16 +25,28 @@ from typing import Any
 
 from kubenb.clock import Clock, RealClock
 from kubenb.errors import KubenbError
+from kubenb.nodeinfo import NODE_NAME, image_id, image_ref, node_body, node_digest
 from kubenb.server import errors
 from kubenb.server.encoding import now_rfc3339
 from kubenb.server.patch import MERGE_PATCH
+from kubenb.server.registry import Registry
 from kubenb.server.resources import ResourceType
-from kubenb.server.rest import Registry
+
+__all__ = [
+    "CHURN_KINDS",
+    "GENERATOR_LABEL",
+    "NODE_NAME",
+    "Churn",
+    "ChurnConfigError",
+    "ChurnOp",
+    "make_object",
+    "running_status",
+    "seed_objects",
+]
 
 log = logging.getLogger(__name__)
 
 CHURN_KINDS = ("configmaps", "secrets", "pods", "services", "deployments")
-NODE_NAME = "kubenb-node-1"
 GENERATOR_LABEL = "churn.kubenb.io/seed"
 _GROUPS = {"deployments": "apps"}
 _SAFE = "bcdfghjklmnpqrstvwxz2456789"  # the apiserver's generateName alphabet
@@ -195,57 +206,6 @@ def _rtype(registry: Registry, resource: str) -> ResourceType:
 # -- what seeded pods look like: bound to a node, Running -------------------------------
 
 
-def _image_ref(image: str) -> str:
-    """`nginx:1.27` -> `docker.io/library/nginx:1.27`, as containerd reports it."""
-    first = image.split("/", 1)[0]
-    if "/" not in image:
-        return f"docker.io/library/{image}"
-    if "." not in first and ":" not in first and first != "localhost":
-        return f"docker.io/{image}"
-    return image
-
-
-def _digest(*parts: str) -> str:
-    return hashlib.sha256("/".join(parts).encode()).hexdigest()
-
-
-def node_body(name: str = NODE_NAME, internal_ip: str = "172.18.0.2") -> dict[str, Any]:
-    """The Node a kubelet registers: Ready, with capacity, addresses and nodeInfo (what
-    pods get bound to; kubenb.controllers.Kubelet registers this one too)."""
-    now = now_rfc3339()
-
-    def condition(kind: str, status: str, reason: str, message: str) -> dict[str, Any]:
-        return {"type": kind, "status": status, "lastHeartbeatTime": now,
-                "lastTransitionTime": now, "reason": reason, "message": message}
-
-    resources = {"cpu": "8", "ephemeral-storage": "102350Mi", "memory": "32827548Ki",
-                 "pods": "110"}
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {
-        "kubernetes.io/arch": "amd64", "kubernetes.io/hostname": name,
-        "kubernetes.io/os": "linux", "node-role.kubernetes.io/worker": ""}},
-        "spec": {"podCIDR": "10.244.0.0/24", "podCIDRs": ["10.244.0.0/24"]},
-        "status": {
-            "capacity": resources, "allocatable": dict(resources, memory="32725148Ki"),
-            "conditions": [
-                condition("MemoryPressure", "False", "KubeletHasSufficientMemory",
-                          "kubelet has sufficient memory available"),
-                condition("DiskPressure", "False", "KubeletHasNoDiskPressure",
-                          "kubelet has no disk pressure"),
-                condition("PIDPressure", "False", "KubeletHasSufficientPID",
-                          "kubelet has sufficient PID available"),
-                condition("Ready", "True", "KubeletReady",
-                          "kubelet is posting ready status")],
-            "addresses": [{"type": "InternalIP", "address": internal_ip},
-                          {"type": "Hostname", "address": name}],
-            "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
-            "nodeInfo": {"machineID": _digest(name)[:32], "systemUUID": _digest("uuid", name)[:32],
-                         "bootID": _digest("boot", name)[:32], "kernelVersion": "6.1.0-28-amd64",
-                         "osImage": "Debian GNU/Linux 12 (bookworm)",
-                         "containerRuntimeVersion": "containerd://1.7.24",
-                         "kubeletVersion": "v1.32.0", "kubeProxyVersion": "v1.32.0",
-                         "operatingSystem": "linux", "architecture": "amd64"}}}
-
-
 def running_status(pod: dict[str, Any], host_ip: str, pod_ip: str,
                    scheduled_at: str | None = None) -> dict[str, Any]:
     """The status a kubelet reports once every container runs and is ready."""
@@ -256,14 +216,14 @@ def running_status(pod: dict[str, Any], host_ip: str, pod_ip: str,
         return {"type": kind, "status": "True", "lastProbeTime": None, "lastTransitionTime": at}
 
     def container_status(c: dict[str, Any], init: bool) -> dict[str, Any]:
-        image = _image_ref(str(c.get("image") or ""))
-        cid = "containerd://" + _digest(meta.get("uid", ""), meta["name"], c.get("name", ""))
+        image = image_ref(str(c.get("image") or ""))
+        cid = "containerd://" + node_digest(meta.get("uid", ""), meta["name"], c.get("name", ""))
         state = ({"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": now,
                                  "finishedAt": now, "containerID": cid}}
                  if init else {"running": {"startedAt": now}})
         return {"name": c.get("name", ""), "state": state, "lastState": {},
                 "ready": not init, "restartCount": 0, "image": image,
-                "imageID": f"{image.rsplit(':', 1)[0]}@sha256:{_digest('image', image)}",
+                "imageID": image_id(image),
                 "containerID": cid, "started": not init}
 
     status: dict[str, Any] = {
