@@ -27,7 +27,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from kubenb.clock import Clock, RealClock
-from kubenb.controller.record import WallClock, resource_client
+from kubenb.controller.record import resource_client
+from kubenb.controller.timestamps import WallClock
 from kubenb.errors import Conflict, KubenbError, NotFound
 
 __all__ = [

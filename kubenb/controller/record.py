@@ -13,17 +13,12 @@ The shape is client-go's, so a port is mechanical:
 
 `recorder.event` never blocks on the network: each sink or logger has its own thread
 (`kubenb-events-...`) and bounded buffer (1000; full means dropped, as in Go). Before an
-event is written, the `EventCorrelator` does what the real recorder does about repeats:
+event is written, the `EventCorrelator` (events_cache.py) does what the real recorder
+does about repeats: counts them, combines similar ones and filters spam.
 
-* the same event again (same object, type, reason and message) PATCHes the existing
-  Event's `count`, `lastTimestamp` and `message` instead of creating a new one;
-* more than 10 events in 10 minutes that differ only in message become one Event
-  "(combined from similar events): <latest message>", counted the same way;
-* a source may emit 25 events about one object at once, then 1 per 5 minutes (spam
-  filter); the rest are dropped.
-
-Timestamps come from the recorder's clock anchored to the wall clock, so a FakeClock
-steps the aggregation and spam windows without sleeping.
+Timestamps come from the recorder's clock anchored to the wall clock (timestamps.py), so
+a FakeClock steps the aggregation and spam windows without sleeping. The correlator's
+names and `WallClock` are re-exported here, where code has imported them from.
 """
 
 from __future__ import annotations
@@ -33,14 +28,19 @@ import logging
 import random
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
 from kubenb.client.dynamic import DynamicClient, ResourceClient
 from kubenb.clock import Clock, RealClock
+from kubenb.controller.events_cache import (
+    CorrelatorOptions,
+    EventCorrelateResult,
+    EventCorrelator,
+    involved_object,
+)
+from kubenb.controller.timestamps import WallClock, event_name, seconds_time
 from kubenb.errors import ApiError, KubenbError, NotFound
 
 __all__ = [
@@ -66,15 +66,10 @@ log = logging.getLogger("kubenb.controller.record")
 EVENT_TYPE_NORMAL = "Normal"
 EVENT_TYPE_WARNING = "Warning"
 
-#: client-go's limits (tools/record/event.go, events_cache.go).
+#: client-go's limits (tools/record/event.go).
 MAX_TRIES_PER_EVENT = 12
 DEFAULT_SLEEP_DURATION = 10.0
 MAX_QUEUED_EVENTS = 1000
-MAX_LRU_CACHE_ENTRIES = 4096
-DEFAULT_AGGREGATE_MAX_EVENTS = 10
-DEFAULT_AGGREGATE_INTERVAL_SECONDS = 600
-DEFAULT_SPAM_BURST = 25
-DEFAULT_SPAM_QPS = 1.0 / 300.0
 
 
 class EventRecordError(KubenbError, ValueError):
@@ -82,19 +77,6 @@ class EventRecordError(KubenbError, ValueError):
 
 
 # -- helpers shared with leaderelection ------------------------------------------------------
-
-
-class WallClock:
-    """Epoch seconds that advance with `clock`: the wall time when made, plus the clock's
-    elapsed time. Timestamps in API objects must be wall time; a FakeClock still moves them."""
-
-    def __init__(self, clock: Clock) -> None:
-        self.clock = clock
-        self._wall0 = time.time()
-        self._clock0 = clock.now()
-
-    def now(self) -> float:
-        return self._wall0 + (self.clock.now() - self._clock0)
 
 
 def resource_client(client: Any, api_version: str, resource: str) -> ResourceClient:
@@ -109,11 +91,6 @@ def resource_client(client: Any, api_version: str, resource: str) -> ResourceCli
         return dynamic.resource(api_version, resource)
     raise KubenbError(f"expected a Cluster, DynamicClient or ResourceClient for {resource}, "
                       f"got {type(client).__name__}")
-
-
-def _seconds_time(epoch: float) -> str:
-    """metav1.Time on the wire: whole seconds, UTC."""
-    return datetime.fromtimestamp(int(epoch), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 _REFERENCE_FIELDS = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion",
@@ -160,231 +137,6 @@ class EventSource:
 
     component: str = ""
     host: str = ""
-
-
-class _LRU:
-    """A bounded mapping that forgets the least recently used key (k8s.io/utils/lru)."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._data: OrderedDict[Hashable, Any] = OrderedDict()
-
-    def get(self, key: Hashable) -> Any:
-        value = self._data.get(key)
-        if value is not None:
-            self._data.move_to_end(key)
-        return value
-
-    def add(self, key: Hashable, value: Any) -> None:
-        self._data[key] = value
-        self._data.move_to_end(key)
-        while len(self._data) > self._size:
-            self._data.popitem(last=False)
-
-
-class _TokenBucket:
-    """A passive token bucket: `try_accept` takes a token if one is there (flowcontrol's
-    `TokenBucketPassiveRateLimiter`). Starts full."""
-
-    def __init__(self, qps: float, burst: int, clock: Clock) -> None:
-        self._qps = qps
-        self._burst = burst
-        self._clock = clock
-        self._tokens = float(burst)
-        self._last = clock.now()
-
-    def try_accept(self) -> bool:
-        now = self._clock.now()
-        self._tokens = min(float(self._burst), self._tokens + (now - self._last) * self._qps)
-        self._last = now
-        if self._tokens >= 1.0:
-            self._tokens -= 1.0
-            return True
-        return False
-
-
-# -- correlation: aggregation, de-duplication, spam filtering ---------------------------------
-
-
-def _ref(event: dict[str, Any]) -> dict[str, Any]:
-    return event.get("involvedObject") or {}
-
-
-def _source(event: dict[str, Any]) -> dict[str, Any]:
-    return event.get("source") or {}
-
-
-def _event_key(event: dict[str, Any]) -> tuple[str, ...]:
-    """Identical events (client-go `getEventKey`): same source, object, type, reason, message."""
-    ref, src = _ref(event), _source(event)
-    return (src.get("component", ""), src.get("host", ""), ref.get("kind", ""),
-            ref.get("namespace", ""), ref.get("name", ""), ref.get("fieldPath", ""),
-            ref.get("uid", ""), ref.get("apiVersion", ""), event.get("type", ""),
-            event.get("reason", ""), event.get("message", ""))
-
-
-def _spam_key(event: dict[str, Any]) -> tuple[str, ...]:
-    """client-go `getSpamKey`: source, object and type (not reason or message)."""
-    ref, src = _ref(event), _source(event)
-    return (src.get("component", ""), src.get("host", ""), ref.get("kind", ""),
-            ref.get("namespace", ""), ref.get("name", ""), ref.get("uid", ""),
-            ref.get("apiVersion", ""), event.get("type", ""))
-
-
-def aggregate_by_reason(event: dict[str, Any]) -> tuple[tuple[str, ...], str]:
-    """client-go `EventAggregatorByReasonFunc`: events equal but for their message."""
-    ref, src = _ref(event), _source(event)
-    key = (src.get("component", ""), src.get("host", ""), ref.get("kind", ""),
-           ref.get("namespace", ""), ref.get("name", ""), ref.get("uid", ""),
-           ref.get("apiVersion", ""), event.get("type", ""), event.get("reason", ""),
-           event.get("reportingComponent", ""), event.get("reportingInstance", ""))
-    return key, event.get("message", "")
-
-
-def aggregate_message(event: dict[str, Any]) -> str:
-    """client-go `EventAggregatorByReasonMessageFunc`."""
-    return "(combined from similar events): " + event.get("message", "")
-
-
-@dataclass
-class CorrelatorOptions:
-    """client-go `CorrelatorOptions`; zero values mean client-go's defaults."""
-
-    lru_cache_size: int = MAX_LRU_CACHE_ENTRIES
-    burst_size: int = DEFAULT_SPAM_BURST
-    qps: float = DEFAULT_SPAM_QPS
-    max_events: int = DEFAULT_AGGREGATE_MAX_EVENTS
-    max_interval_seconds: float = DEFAULT_AGGREGATE_INTERVAL_SECONDS
-    key_func: Callable[[dict[str, Any]], tuple[Hashable, str]] = aggregate_by_reason
-    message_func: Callable[[dict[str, Any]], str] = aggregate_message
-    spam_key_func: Callable[[dict[str, Any]], Hashable] = _spam_key
-
-
-@dataclass
-class EventCorrelateResult:
-    """What to write: the event, a patch for an existing Event (or None), or skip it."""
-
-    event: dict[str, Any] | None
-    patch: dict[str, Any] | None = None
-    skip: bool = False
-
-
-@dataclass
-class _Observation:
-    count: int
-    first_timestamp: str
-    name: str
-    resource_version: str
-
-
-class _Names:
-    """Event names "<object>.<unix nanos in hex>", strictly increasing per process so two
-    events in one FakeClock instant still get two names."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._last = 0
-
-    def make(self, object_name: str, wall: float) -> str:
-        with self._lock:
-            nanos = max(int(wall * 1e9), self._last + 1)
-            self._last = nanos
-        return f"{object_name}.{nanos:x}"
-
-
-_NAMES = _Names()
-
-
-class EventCorrelator:
-    """Aggregates, counts and filters events before they are written (client-go
-    `EventCorrelator`). Thread-safe; time comes from `clock`."""
-
-    def __init__(self, clock: Clock | None = None,
-                 options: CorrelatorOptions | None = None) -> None:
-        self.clock: Clock = clock if clock is not None else RealClock()
-        self._wall = WallClock(self.clock)
-        self.options = options or CorrelatorOptions()
-        size = self.options.lru_cache_size
-        self._lock = threading.Lock()
-        self._aggregates = _LRU(size)  # aggregate key -> (set of local keys, last time)
-        self._observations = _LRU(size)  # event key -> _Observation
-        self._spam = _LRU(size)  # spam key -> _TokenBucket
-
-    def correlate(self, event: dict[str, Any]) -> EventCorrelateResult:
-        """client-go `EventCorrelate`: aggregate, then count, then spam-filter."""
-        with self._lock:
-            aggregated, key = self._aggregate(event)
-            observed, patch = self._observe(aggregated, key)
-            if self._filter(observed):
-                return EventCorrelateResult(None, None, True)
-            return EventCorrelateResult(observed, patch)
-
-    def update_state(self, event: dict[str, Any]) -> None:
-        """Remember what the server answered (name, count, resourceVersion)."""
-        meta = event.get("metadata") or {}
-        with self._lock:
-            self._observations.add(_event_key(event), _Observation(
-                int(event.get("count") or 0), event.get("firstTimestamp") or "",
-                meta.get("name", ""), meta.get("resourceVersion", "")))
-
-    def _aggregate(self, event: dict[str, Any]) -> tuple[dict[str, Any], Hashable]:
-        now = self.clock.now()
-        options = self.options
-        aggregate_key, local_key = options.key_func(event)
-        record = self._aggregates.get(aggregate_key)
-        if record is None or now - record[1] > options.max_interval_seconds:
-            record = (set(), now)
-        local_keys: set[str] = record[0]
-        local_keys.add(local_key)
-        self._aggregates.add(aggregate_key, (local_keys, now))
-        if len(local_keys) < options.max_events:
-            return event, _event_key(event)
-        local_keys.pop()  # do not grow the set past the threshold
-        wall = self._wall.now()
-        stamp = _seconds_time(wall)
-        ref = _ref(event)
-        combined = {
-            "apiVersion": "v1", "kind": "Event",
-            "metadata": {"name": _NAMES.make(ref.get("name", ""), wall),
-                         "namespace": (event.get("metadata") or {}).get("namespace", "")},
-            "involvedObject": ref, "reason": event.get("reason", ""),
-            "message": options.message_func(event), "source": event.get("source") or {},
-            "firstTimestamp": stamp, "lastTimestamp": stamp, "count": 1,
-            "type": event.get("type", ""),
-        }
-        return combined, aggregate_key
-
-    def _observe(self, event: dict[str, Any], key: Hashable
-                 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        event = copy.deepcopy(event)
-        patch = None
-        last: _Observation | None = self._observations.get(key)
-        if last is not None and last.count > 0:
-            meta = event.setdefault("metadata", {})
-            meta["name"] = last.name
-            if last.resource_version:
-                meta["resourceVersion"] = last.resource_version
-            else:
-                meta.pop("resourceVersion", None)
-            event["firstTimestamp"] = last.first_timestamp
-            event["count"] = last.count + 1
-            # The two-way strategic merge patch client-go computes for this change.
-            patch = {"count": event["count"], "lastTimestamp": event.get("lastTimestamp")}
-            if event.get("message"):
-                patch["message"] = event["message"]
-        meta = event.get("metadata") or {}
-        self._observations.add(key, _Observation(
-            int(event.get("count") or 0), event.get("firstTimestamp") or "",
-            meta.get("name", ""), meta.get("resourceVersion", "")))
-        return event, patch
-
-    def _filter(self, event: dict[str, Any]) -> bool:
-        key = self.options.spam_key_func(event)
-        bucket = self._spam.get(key)
-        if bucket is None:
-            bucket = _TokenBucket(self.options.qps, self.options.burst_size, self.clock)
-        self._spam.add(key, bucket)
-        return not bucket.try_accept()
 
 
 # -- sinks and watchers ----------------------------------------------------------------------
@@ -530,7 +282,7 @@ class EventBroadcaster:
         emit = logf or log.info
 
         def handler(event: dict[str, Any]) -> None:
-            emit(f"Event({_ref(event)!r}): type: '{event.get('type')}' reason: "
+            emit(f"Event({involved_object(event)!r}): type: '{event.get('type')}' reason: "
                  f"'{event.get('reason')}' {event.get('message')}")
 
         return self._add_watcher(handler, "log")
@@ -539,7 +291,7 @@ class EventBroadcaster:
         """Log every event as one structured line (client-go `StartStructuredLogging`)."""
 
         def handler(event: dict[str, Any]) -> None:
-            ref = _ref(event)
+            ref = involved_object(event)
             target = "/".join(p for p in (ref.get("namespace"), ref.get("name")) if p)
             log.log(level, "Event occurred object=%s kind=%s apiVersion=%s type=%s reason=%s "
                            "message=%r", target, ref.get("kind"), ref.get("apiVersion"),
@@ -658,7 +410,7 @@ class EventBroadcaster:
 
 
 def _describe(event: dict[str, Any]) -> str:
-    ref = _ref(event)
+    ref = involved_object(event)
     return (f"'{event.get('reason')}' for {ref.get('kind')} "
             f"{'/'.join(p for p in (ref.get('namespace'), ref.get('name')) if p)}")
 
@@ -704,8 +456,8 @@ class EventRecorder:
                    event_type: str, reason: str, message: str) -> dict[str, Any]:
         """The v1 Event dict for one occurrence (client-go `makeEvent`)."""
         wall = self._wall.now()
-        stamp = _seconds_time(wall)
-        metadata: dict[str, Any] = {"name": _NAMES.make(ref["name"], wall),
+        stamp = seconds_time(wall)
+        metadata: dict[str, Any] = {"name": event_name(ref["name"], wall),
                                     "namespace": ref.get("namespace") or "default"}
         if annotations:
             metadata["annotations"] = dict(annotations)
