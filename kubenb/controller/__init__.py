@@ -2,13 +2,14 @@
 
 `Controller` (runner.py) runs `reconcile(key)` over keys from informers through a
 rate-limited workqueue (sample-controller's shape), built from `enqueue` (events to
-keys), `result` (what a reconcile returns), `gate` (pause/step/resume), `leadership`
-and `metrics`; `record` writes Events as client-go's recorder does; `leaderelection`
-lets two kernels act as two replicas; `retry_on_conflict` is client-go's
-`retry.RetryOnConflict`.
+keys), `owners` (owner references), `result` (what a reconcile returns), `gate`
+(pause/step/resume), `leadership` and `metrics`; `record` writes Events as client-go's
+recorder does (`events_cache` correlates them); `leaderelection` lets two kernels act
+as two replicas; `retry_on_conflict` is client-go's `retry.RetryOnConflict`; `samples`
+holds complete controllers to read and port.
 """
 
-from kubenb.controller.enqueue import controller_of, enqueue_key, enqueue_owner
+from kubenb.controller.enqueue import enqueue_key, enqueue_owner
 from kubenb.controller.leaderelection import (
     LeaderCallbacks,
     LeaderElectionConfig,
@@ -18,6 +19,7 @@ from kubenb.controller.leaderelection import (
     LeaseLock,
 )
 from kubenb.controller.metrics import ControllerMetrics
+from kubenb.controller.owners import controller_of
 from kubenb.controller.record import (
     EventBroadcaster,
     EventRecorder,

@@ -4,8 +4,9 @@
 An enqueue function maps an object (or a `DeletedFinalStateUnknown` tombstone) to the
 key or keys to reconcile: `enqueue_key` is the object's own "ns/name" (sample-
 controller's `enqueueFoo`), `enqueue_owner("Foo")` the key of the Foo that controls it
-(sample-controller's `handleObject`). `EnqueueHandler` runs one on every add, update and
-delete and hands the keys on; it knows nothing of the controller but a callable.
+(sample-controller's `handleObject`, through `controller_of` in owners.py).
+`EnqueueHandler` runs one on every add, update and delete and hands the keys on; it
+knows nothing of the controller but a callable.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from kubenb.cache.keys import DeletedFinalStateUnknown, deletion_handling_meta_namespace_key_func
+from kubenb.controller.owners import controller_of
 from kubenb.errors import KubenbError
 
-__all__ = ["EnqueueFunc", "EnqueueHandler", "controller_of", "enqueue_key", "enqueue_owner"]
+__all__ = ["EnqueueFunc", "EnqueueHandler", "enqueue_key", "enqueue_owner"]
 
 #: Maps an object (or a `DeletedFinalStateUnknown`) to the key(s) to reconcile, or None.
 EnqueueFunc = Callable[[Any], "str | Iterable[str] | None"]
@@ -26,16 +28,6 @@ def enqueue_key(obj: Any) -> str:
     """The object's own key, "ns/name" or "name" (sample-controller's `enqueueFoo`);
     a tombstone's key for a deletion seen late."""
     return deletion_handling_meta_namespace_key_func(obj)
-
-
-def controller_of(obj: Any) -> dict[str, Any] | None:
-    """The ownerReference with `controller: true`, or None (apimachinery's `GetControllerOf`)."""
-    meta = obj.get("metadata") if isinstance(obj, dict) else None
-    refs = meta.get("ownerReferences") if isinstance(meta, dict) else None
-    for ref in refs or ():
-        if isinstance(ref, dict) and ref.get("controller") is True:
-            return ref
-    return None
 
 
 def _group_of(api_version: str) -> str:

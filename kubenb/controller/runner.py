@@ -29,10 +29,11 @@ queued keys stay visible in the workqueue (kubenb/controller/gate.py).
 coordination.k8s.io Lease, so two kernels behave as two replicas of one controller
 (kubenb/controller/leadership.py).
 
-This module is the `Controller` alone; what it is built from has a module each:
-`result` (what a reconcile returns), `enqueue` (events to keys), `metrics` (its
-numbers), `gate` and `leadership`. Their public names are re-exported here, where code
-has imported them from.
+This module is the `Controller` alone: one concept, whose methods share its state. What
+it is built from has a module each: `result` (what a reconcile returns), `enqueue`
+(events to keys), `owners` (owner references), `metrics` (its numbers), `gate` and
+`leadership`. Their public names are re-exported here, where code has imported them
+from.
 """
 
 from __future__ import annotations
@@ -47,17 +48,12 @@ from typing import TYPE_CHECKING, Any
 
 from kubenb.cache.wait import wait_for_cache_sync
 from kubenb.clock import Clock, RealClock
-from kubenb.controller.enqueue import (
-    EnqueueFunc,
-    EnqueueHandler,
-    controller_of,
-    enqueue_key,
-    enqueue_owner,
-)
+from kubenb.controller.enqueue import EnqueueFunc, EnqueueHandler, enqueue_key, enqueue_owner
 from kubenb.controller.gate import WorkerGate
 from kubenb.controller.leaderelection import LeaderElectionConfig, LeaderElector, LeaseLock
 from kubenb.controller.leadership import new_elector, supervise
 from kubenb.controller.metrics import ControllerMetrics
+from kubenb.controller.owners import controller_of
 from kubenb.controller.result import Result
 from kubenb.errors import KubenbError
 from kubenb.workqueue.interface import RateLimitingInterface

@@ -9,18 +9,17 @@ the Foo's status, and records Events about the Foo.
 
 `kubenb.embedded()` runs the cluster's own controllers (kubenb.controllermanager: deployment,
 replicaset, garbage collector, a kubelet), so the Deployment gets a ReplicaSet, Pods
-and a status, and deleting the Foo deletes its Deployment. `DeploymentSimulator`, at
-the end, is *not* sample-controller: a small stand-in for those controllers on a bare
-server (`kubenb.embedded(controllers={"kubelet"})`), kept for benchmarks and tests.
+and a status, and deleting the Foo deletes its Deployment. `DeploymentSimulator`
+(deployment_simulator.py, re-exported here) is *not* sample-controller: a small stand-in
+for those controllers on a bare server (`kubenb.embedded(controllers={"kubelet"})`),
+kept for benchmarks and tests. `new_controller_ref` and `is_controlled_by` are
+apimachinery's, from kubenb/controller/owners.py, re-exported beside the sample's own.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import copy
-import hashlib
-import json
 import logging
 import os
 import signal
@@ -28,16 +27,15 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from kubenb.cache.keys import DeletedFinalStateUnknown, split_meta_namespace_key
 from kubenb.cache.typed_factory import informer_class
-from kubenb.cache.wait import wait_for_cache_sync
 from kubenb.clock import Clock, RealClock
-from kubenb.controller.enqueue import controller_of, enqueue_key, enqueue_owner
+from kubenb.controller.enqueue import enqueue_key
+from kubenb.controller.owners import controller_of, is_controlled_by, new_controller_ref
 from kubenb.controller.record import (
     EventBroadcaster,
     EventRecorder,
@@ -45,6 +43,8 @@ from kubenb.controller.record import (
     get_reference,
 )
 from kubenb.controller.runner import Controller
+from kubenb.controller.samples._informers import start_and_sync
+from kubenb.controller.samples.deployment_simulator import DeploymentSimulator
 from kubenb.errors import AlreadyExists, KubenbError, NotFound
 from kubenb.workqueue.rate_limiters import (
     BucketRateLimiter,
@@ -173,21 +173,6 @@ def new_foo(name: str, replicas: int | None = 1, deployment_name: str | None = N
     return {"apiVersion": GROUP_VERSION, "kind": KIND, "metadata": meta, "spec": spec}
 
 
-def new_controller_ref(owner: dict[str, Any], api_version: str, kind: str) -> dict[str, Any]:
-    """An ownerReference naming `owner` as the controller (apimachinery's
-    `metav1.NewControllerRef`): blockOwnerDeletion and controller both true."""
-    meta = owner["metadata"]
-    return {"apiVersion": api_version, "kind": kind, "name": meta["name"],
-            "uid": meta["uid"], "controller": True, "blockOwnerDeletion": True}
-
-
-def is_controlled_by(obj: dict[str, Any], owner: dict[str, Any]) -> bool:
-    """Whether `owner` is `obj`'s controller, by UID (apimachinery's `metav1.IsControlledBy`):
-    a Foo deleted and made again under the same name does not own the old Deployment."""
-    ref = controller_of(obj)
-    return ref is not None and ref.get("uid") == (owner.get("metadata") or {}).get("uid")
-
-
 def new_deployment(foo: dict[str, Any]) -> dict[str, Any]:
     """The Deployment a Foo wants (sample-controller's `newDeployment`): nginx, labelled
     for the Foo, `replicas` from the Foo, and the Foo as its controller."""
@@ -237,16 +222,6 @@ def install_foo_crd(cluster: Cluster, timeout: float = 30.0) -> dict[str, Any]:
             time.sleep(0.01)
     cluster.clientset.refresh()  # the sample clientset comes from discovery
     return crd
-
-
-def _start_and_sync(factory: Any, informers: list[Any], timeout: float, who: str) -> None:
-    """Start the factory's informers and wait for these to list (Go: `factory.Start` +
-    `cache.WaitForCacheSync`), polling often: a notebook cell should not idle 100 ms."""
-    factory.start()
-    if not wait_for_cache_sync(None, *(i.has_synced for i in informers), timeout=timeout,
-                               poll_period=0.005):
-        raise KubenbError(f"{who}: the informers did not sync within {timeout}s "
-                          f"(is the API server reachable?)")
 
 
 # -- the controller (controller.go) ------------------------------------------------------------
@@ -424,7 +399,7 @@ def new_foo_controller(cluster: Cluster, *, workers: int = 2, clock: Clock | Non
     factory = cluster.factory
     deployment_informer = factory.apps().v1().deployments()
     foo_informer = informer_class(cluster.resource_info(f"foos.{GROUP}"))(factory)
-    _start_and_sync(factory, [deployment_informer.informer(), foo_informer.informer()],
+    start_and_sync(factory, [deployment_informer.informer(), foo_informer.informer()],
                     timeout, "new_foo_controller")
     owned = broadcaster is None
     if broadcaster is None:
@@ -438,220 +413,6 @@ def new_foo_controller(cluster: Cluster, *, workers: int = 2, clock: Clock | Non
     if owned:
         ctrl.broadcaster = broadcaster
     return ctrl
-
-
-# -- NOT sample-controller: a stand-in for kube-controller-manager -----------------------------
-
-_TEMPLATE_HASH_LABEL = "pod-template-hash"
-_MAX_UNAVAILABLE = 0.25  # a Deployment's default rollingUpdate.maxUnavailable
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _template_hash(template: dict[str, Any]) -> str:
-    digest = hashlib.sha256(json.dumps(template, sort_keys=True).encode()).hexdigest()
-    return digest[:10]
-
-
-def _pod_available(pod: dict[str, Any]) -> bool:
-    status = pod.get("status") or {}
-    if status.get("phase") != "Running":
-        return False
-    return any(c.get("type") == "Ready" and c.get("status") == "True"
-               for c in status.get("conditions") or ())
-
-
-def _without_times(status: dict[str, Any]) -> dict[str, Any]:
-    out = dict(status)
-    out["conditions"] = [{k: v for k, v in c.items() if not k.endswith("Time")}
-                         for c in status.get("conditions") or ()]
-    return out
-
-
-class DeploymentSimulator:
-    """A STAND-IN for kube-controller-manager's deployment + replicaset controllers.
-
-    Not part of sample-controller, and not needed against a real cluster. The embedded
-    server has no controller manager; this gives each Deployment its Pods and a status:
-
-    * `pods=True`: it creates `spec.replicas` Pods from the template (owned directly by
-      the Deployment: no ReplicaSet in between), deletes extra ones, and deletes the Pods
-      of a Deployment that is gone (the garbage collector's job). A kubelet
-      (`kubenb.controllermanager.Kubelet`) binds them and reports them Running;
-      the status counts Running + Ready Pods as available.
-    * `pods=False`: no Pods; the status says every replica is available at once (for
-      benchmarks and quick demos where Pods are beside the point).
-
-    It writes `/status` as the real controller does: replicas, updatedReplicas,
-    readyReplicas, availableReplicas, unavailableReplicas, observedGeneration and the
-    Available / Progressing conditions. It is itself a kubenb `Controller`.
-    """
-
-    def __init__(self, cluster: Cluster, *, pods: bool = True, workers: int = 2,
-                 clock: Clock | None = None, name: str = "deployment-simulator") -> None:
-        self.cluster = cluster
-        self.pods = pods
-        self.clientset = cluster.clientset
-        factory = cluster.factory
-        deployments = factory.apps().v1().deployments()
-        self.deployments_lister = deployments.lister()
-        informers = [deployments.informer()]
-        if pods:
-            informers.append(factory.core().v1().pods().informer())
-        _start_and_sync(factory, informers, 30.0, "DeploymentSimulator")
-        self.controller = Controller(name, self.sync_deployment, workers=workers, clock=clock)
-        self.controller.watch(informers[0])
-        if pods:  # a Pod starting or going away changes its Deployment's status
-            self.controller.watch(informers[1], enqueue=enqueue_owner("Deployment", "apps"))
-
-    def __repr__(self) -> str:
-        m = self.controller.metrics()
-        return (f"DeploymentSimulator(pods={self.pods}, running={m.running}, "
-                f"reconciles={m.reconciles})")
-
-    def run(self, workers: int | None = None) -> DeploymentSimulator:
-        """Reconcile Deployments in the background; returns self."""
-        self.controller.run(workers)
-        return self
-
-    def run_until_idle(self, timeout: float = 10.0, quiet: float = 0.05) -> int:
-        """Reconcile until nothing is left to do now."""
-        return self.controller.run_until_idle(timeout=timeout, quiet=quiet)
-
-    def stop(self) -> None:
-        """Stop and join the workers."""
-        self.controller.stop()
-
-    def sync_deployment(self, key: str) -> None:
-        """Make the Deployment's Pods (pods=True) and write its status."""
-        namespace, name = split_meta_namespace_key(key)
-        try:
-            deployment = self.deployments_lister.deployments(namespace).get(name)
-        except NotFound:
-            deployment = None
-        pods = self._sync_pods(namespace, name, deployment) if self.pods else None
-        if deployment is not None:
-            self._write_status(deployment, pods)
-        return None
-
-    # -- pods ----------------------------------------------------------------------------
-
-    def _sync_pods(self, namespace: str, name: str, deployment: dict[str, Any] | None
-                   ) -> list[dict[str, Any]]:
-        """The Deployment's live Pods after creating / deleting what differs. Read from
-        the server, not a cache: a stand-in has no business with expectations."""
-        pods_client = self.clientset.core_v1().pods(namespace)
-        uid = (deployment or {}).get("metadata", {}).get("uid")
-        mine: list[dict[str, Any]] = []
-        for pod in pods_client.list()["items"]:
-            ref = controller_of(pod)
-            if ref is None or ref.get("kind") != "Deployment" or ref.get("name") != name:
-                continue
-            if pod["metadata"].get("deletionTimestamp"):
-                continue
-            if ref.get("uid") == uid:
-                mine.append(pod)
-            else:  # the Pod of a Deployment that is gone: garbage-collect it
-                self._delete_pod(pods_client, pod)
-        if deployment is None:
-            return []
-        want = self._replicas(deployment)
-        if len(mine) < want:
-            template = (deployment.get("spec") or {}).get("template") or {}
-            for _ in range(want - len(mine)):
-                mine.append(pods_client.create(self._new_pod(deployment, template)))
-        elif len(mine) > want:
-            # Not-ready ones first, then the newest: what the ReplicaSet controller prefers.
-            order = sorted(mine, key=lambda p: (_pod_available(p),
-                                                p["metadata"].get("creationTimestamp", ""),
-                                                p["metadata"]["name"]), reverse=True)
-            extra = order[want:]
-            for pod in extra:
-                self._delete_pod(pods_client, pod)
-            mine = order[:want]
-        return mine
-
-    @staticmethod
-    def _delete_pod(pods_client: Any, pod: dict[str, Any]) -> None:
-        with contextlib.suppress(NotFound):  # someone else deleted it first
-            pods_client.delete(pod["metadata"]["name"])
-
-    @staticmethod
-    def _replicas(deployment: dict[str, Any]) -> int:
-        replicas = (deployment.get("spec") or {}).get("replicas")
-        return 1 if replicas is None else int(replicas)
-
-    @staticmethod
-    def _new_pod(deployment: dict[str, Any], template: dict[str, Any]) -> dict[str, Any]:
-        meta = deployment["metadata"]
-        pod_hash = _template_hash(template)
-        labels = {**((template.get("metadata") or {}).get("labels") or {}),
-                  _TEMPLATE_HASH_LABEL: pod_hash}
-        return {"apiVersion": "v1", "kind": "Pod",
-                "metadata": {"generateName": f"{meta['name']}-{pod_hash}-", "labels": labels,
-                             "ownerReferences": [new_controller_ref(deployment, "apps/v1",
-                                                                    "Deployment")]},
-                "spec": copy.deepcopy(template.get("spec") or {})}
-
-    # -- status --------------------------------------------------------------------------
-
-    def _write_status(self, deployment: dict[str, Any],
-                      pods: list[dict[str, Any]] | None) -> None:
-        want = self._replicas(deployment)
-        if pods is None:
-            total = ready = want
-        else:
-            total, ready = len(pods), sum(1 for p in pods if _pod_available(p))
-        status: dict[str, Any] = {
-            "observedGeneration": deployment["metadata"].get("generation", 1),
-            "replicas": total, "updatedReplicas": total}
-        if ready:  # zero counts are omitted on the wire, as Go's omitempty does
-            status["readyReplicas"] = ready
-            status["availableReplicas"] = ready
-        if total - ready > 0:
-            status["unavailableReplicas"] = total - ready
-        status["conditions"] = self._conditions(deployment, want, total, ready)
-        current = deployment.get("status") or {}
-        if _without_times(current) == _without_times(status):
-            return
-        fresh = copy.deepcopy(deployment)
-        fresh["status"] = status
-        namespace = deployment["metadata"].get("namespace") or ""
-        self.clientset.apps_v1().deployments(namespace).update_status(fresh)
-
-    @staticmethod
-    def _conditions(deployment: dict[str, Any], want: int, total: int, ready: int
-                    ) -> list[dict[str, Any]]:
-        name = deployment["metadata"]["name"]
-        minimum = want - int(want * _MAX_UNAVAILABLE)
-        done = ready >= want and total == want
-        wanted = [
-            ("Available", "True", "MinimumReplicasAvailable",
-             "Deployment has minimum availability.") if ready >= minimum else
-            ("Available", "False", "MinimumReplicasUnavailable",
-             "Deployment does not have minimum availability."),
-            ("Progressing", "True", "NewReplicaSetAvailable" if done else "ReplicaSetUpdated",
-             f'Pods of Deployment "{name}" are {"available" if done else "progressing"} '
-             "(kubenb DeploymentSimulator: no ReplicaSet)."),
-        ]
-        old = {c.get("type"): c for c in (deployment.get("status") or {}).get("conditions") or ()}
-        now = _now()
-        out = []
-        for kind, status, reason, message in wanted:
-            prev = old.get(kind)
-            if prev is not None and (prev.get("status"), prev.get("reason"),
-                                     prev.get("message")) == (status, reason, message):
-                out.append(prev)
-                continue
-            changed = prev is None or prev.get("status") != status
-            out.append({"type": kind, "status": status,
-                        "lastUpdateTime": now,
-                        "lastTransitionTime": (now if changed or prev is None
-                                               else prev.get("lastTransitionTime", now)),
-                        "reason": reason, "message": message})
-        return out
 
 
 # -- main.go: run it in a terminal, drive it with kubectl ---------------------------------------
