@@ -28,6 +28,9 @@ every minute), because a silently dead connection is otherwise never noticed. A
 failure that repeats is logged at WARNING once per `_WARN_INTERVAL` (the repeats in
 between at DEBUG, counted in the next warning), not once per attempt. Counters of
 every stage are kept in `stats()` for the pipeline view.
+
+One concept, so one module past the usual length, as reflector.go is: listing, watching,
+resuming and healing share one loop and its state.
 """
 
 from __future__ import annotations

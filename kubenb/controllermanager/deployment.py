@@ -22,6 +22,9 @@ read: observedGeneration, replicas, updatedReplicas, readyReplicas, availableRep
 unavailableReplicas, and the Available and Progressing conditions (Progressing turns
 False with ProgressDeadlineExceeded when no progress is made for
 `progressDeadlineSeconds`, measured on the controller's clock).
+
+One concept, so one module past the usual length: the Deployment controller's sync,
+rollout, scaling and status steps read one Deployment's state together.
 """
 
 from __future__ import annotations

@@ -20,6 +20,10 @@ budget, stored past it, see `_Sink`) and the write. The queue is bounded
 informer any longer. Recording stops cleanly (a "stop" trailer, the file closed) on
 `stop()`, after `duration`, or when `max_events` events or `max_bytes` bytes on disk
 are reached; from then on the wrappers only pass things through.
+
+One concept, so one module past the usual length: the wrappers that observe an informer
+and the writer thread that frames and compresses what they saw share one queue and its
+backpressure.
 """
 
 from __future__ import annotations
