@@ -24,13 +24,16 @@ import logging
 import sys
 import traceback
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from traitlets import Dict, Int, List
 
 from kubenb.clock import Clock
 from kubenb.reactive.publisher import DEFAULT_RATE, Publisher
 from kubenb.reactive.view import Deleted, ReactiveView, unchanged
+
+if TYPE_CHECKING:
+    from kubenb.cache import SharedIndexInformer
 
 __all__ = ["ObservableCollection"]
 
@@ -51,7 +54,8 @@ class ObservableCollection(ReactiveView):
     count = Int(0, help="objects in the collection")
     last_event = Dict(help="{type, key, resource_version, batch} of the last change applied")
 
-    def __init__(self, informer: Any = None, *, on_add: Callable[[Any], Any] | None = None,
+    def __init__(self, informer: SharedIndexInformer | None = None, *,
+                 on_add: Callable[[Any], Any] | None = None,
                  on_update: Callable[[Any, Any], Any] | None = None,
                  on_delete: Callable[[Any], Any] | None = None,
                  publisher: Publisher | None = None, rate: float = DEFAULT_RATE,

@@ -21,7 +21,7 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Hashable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,9 @@ from kubenb.reactive.columns import ColumnError, ColumnSet, build_columns, path_
 from kubenb.reactive.publisher import DEFAULT_RATE, Publisher
 from kubenb.reactive.rows import RowStore, user_copy
 from kubenb.reactive.view import Deleted, ReactiveView
+
+if TYPE_CHECKING:
+    from kubenb.cache import SharedIndexInformer
 
 __all__ = ["History", "LiveFrame", "build_frame"]
 
@@ -100,11 +103,13 @@ class History:
 _DESCRIPTION = re.compile(r"^(?P<api>\S+) (?P<resource>[a-z0-9.-]+) in ")
 
 
-def informer_kind(informer: Any) -> tuple[str | None, str]:
+def informer_kind(informer: SharedIndexInformer | None) -> tuple[str | None, str]:
     """(kind, group) of the objects an informer caches, for kubectl's columns: from
     its expected type, else a cached object's `kind` (list items usually carry none),
     else its ListWatch's "<apiVersion> <resource> in ..." for a built-in resource.
     (None, "") when it cannot tell: the table shows NAME and CREATED AT then."""
+    if informer is None:  # a frame fed by hand
+        return None, ""
     expected = getattr(informer, "expected_type", None)
     if isinstance(expected, tuple) and len(expected) == 2 and expected[1]:
         api = str(expected[0] or "")
@@ -141,7 +146,8 @@ class LiveFrame(ReactiveView):
 
     count = Int(0, help="rows in the frame")
 
-    def __init__(self, informer: Any = None, columns: Any = None, *, kind: str | None = None,
+    def __init__(self, informer: SharedIndexInformer | None = None, columns: Any = None, *,
+                 kind: str | None = None,
                  group: str = "", printer_columns: Any = None, with_namespace: bool = False,
                  wide: bool = False, extra_columns: Any = None, history: Any = None,
                  history_size: int = 10_000, publisher: Publisher | None = None,

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubenb.client.pager import PageInfo
 from kubenb.clock import Clock
 from kubenb.reactive.output import in_kernel
 from kubenb.reactive.publisher import Publisher, PublisherError
+
+if TYPE_CHECKING:
+    from kubenb.cache import SharedIndexInformer
 
 __all__ = ["ListProgress"]
 
@@ -84,7 +87,7 @@ class ListProgress:
 
     # -- input -------------------------------------------------------------------------
 
-    def attach(self, informer: Any) -> ListProgress:
+    def attach(self, informer: SharedIndexInformer) -> ListProgress:
         """Report `informer`'s list pages here; it must not have started yet."""
         if informer.is_started():
             raise PublisherError(f"ListProgress.attach: {informer!r} has already started; "

@@ -16,7 +16,7 @@ import itertools
 import logging
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from traitlets import Bool, HasTraits, Int
 
@@ -25,6 +25,9 @@ from kubenb.cache.wait import wait_for_cache_sync
 from kubenb.clock import Clock
 from kubenb.reactive.output import capture_output, make_output
 from kubenb.reactive.publisher import DEFAULT_RATE, Channel, Publisher, PublisherError
+
+if TYPE_CHECKING:
+    from kubenb.cache import SharedIndexInformer
 
 __all__ = ["Deleted", "FeedHandler", "ReactiveView"]
 
@@ -115,7 +118,8 @@ class ReactiveView(HasTraits):
     synced = Bool(False, help="the informer's initial list has been applied")
     batch = Int(0, help="batches applied so far")
 
-    def __init__(self, informer: Any = None, *, key: str | None = None,
+    def __init__(self, informer: SharedIndexInformer | None = None, *,
+                 key: str | None = None,
                  publisher: Publisher | None = None, rate: float = DEFAULT_RATE,
                  clock: Clock | None = None, output: Any = None, name: str = "",
                  **traits: Any) -> None:
@@ -198,7 +202,7 @@ class ReactiveView(HasTraits):
             return
         self._closed = True
         self._sync_stop.set()
-        if self._registration is not None:
+        if self._registration is not None and self.informer is not None:
             self.informer.remove_event_handler(self._registration)
         if self._sync_thread is not None and self._sync_thread is not threading.current_thread():
             self._sync_thread.join()

@@ -13,10 +13,13 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubenb.clock import Clock, RealClock
 from kubenb.reactive.publisher import Publisher, PublisherError, hold_sync_sink
+
+if TYPE_CHECKING:
+    from kubenb.cache import SharedIndexInformer
 
 __all__ = ["PolledView", "gone_reason"]
 
@@ -26,7 +29,7 @@ _ids = itertools.count(1)
 _SAMPLE = "sample"
 
 
-def gone_reason(informer: Any) -> str:
+def gone_reason(informer: SharedIndexInformer) -> str:
     """Why a button over `informer` can do nothing now ("" when it can): the informer
     was stopped (`cluster.close()` stops every informer), or never started."""
     if informer.is_stopped():

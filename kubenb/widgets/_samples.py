@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from kubenb.workqueue.interface import Interface
 from kubenb.workqueue.queue import QueueSnapshot
 
 if TYPE_CHECKING:
@@ -175,7 +176,7 @@ def is_controller(source: Any) -> bool:
     return callable(getattr(source, "reconcile", None)) and hasattr(source, "recent_errors")
 
 
-def queue_of(source: Any) -> Any:
+def queue_of(source: Any) -> Interface | None:
     """The workqueue of a workqueue (itself) or of a controller (its current queue,
     None before it made one; never makes one as a side effect)."""
     if is_controller(source):
@@ -187,7 +188,7 @@ def controller_of(source: Any) -> Any:
     return source if is_controller(source) else None
 
 
-def processing_items(queue: Any) -> list[Any]:
+def processing_items(queue: Interface) -> list[Any]:
     """The items a workqueue has handed out and not yet marked done ([] for anything
     that is not a kubenb workqueue)."""
     snapshot = getattr(queue, "processing_items", None)
@@ -214,13 +215,13 @@ def workqueue_sample(source: Any) -> dict[str, Any]:
             "items": items, "metrics": queue_metrics}
 
 
-def queue_snapshot(queue: Any, limit: int | None = MAX_LISTED) -> QueueSnapshot | None:
+def queue_snapshot(queue: Interface, limit: int | None = MAX_LISTED) -> QueueSnapshot | None:
     """`queue.snapshot(limit)` of a kubenb workqueue; None for a queue without one."""
     snapshot = getattr(queue, "snapshot", None)
     return snapshot(limit=limit) if callable(snapshot) else None
 
 
-def queue_detail(queue: Any) -> dict[str, Any]:
+def queue_detail(queue: Interface) -> dict[str, Any]:
     """What a workqueue holds now, for the inspector: the keys ready to be handed out
     (in order, when `ordered`), the keys processing, the keys re-added while
     processing (`redo`: queued again on done), and the keys waiting for a retry with

@@ -15,7 +15,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
@@ -26,6 +26,9 @@ from kubenb.reactive.publisher import DEFAULT_RATE, Publisher, hold_sync_sink
 from kubenb.reactive.view import unchanged
 from kubenb.widgets._html import esc, wall_time
 from kubenb.widgets.table import scrolling
+
+if TYPE_CHECKING:
+    from kubenb.cache import SharedIndexInformer
 
 __all__ = ["EVENT_TYPES", "EventLog", "LogEntry"]
 
@@ -76,7 +79,8 @@ class EventLog:
 
     `informer=None` makes a log fed by hand with `record()`."""
 
-    def __init__(self, informer: Any = None, *, size: int = 200, shown: int = 50,
+    def __init__(self, informer: SharedIndexInformer | None = None, *, size: int = 200,
+                 shown: int = 50,
                  publisher: Publisher | None = None, rate: float = DEFAULT_RATE,
                  clock: Clock | None = None, name: str = "", height: int = 260) -> None:
         if size < 1 or shown < 1:
@@ -186,7 +190,7 @@ class EventLog:
         if self._closed:
             return
         self._closed = True
-        if self._registration is not None:
+        if self._registration is not None and self.informer is not None:
             self.informer.remove_event_handler(self._registration)
         if self._own_publisher:
             self.publisher.stop()

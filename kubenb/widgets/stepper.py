@@ -19,7 +19,7 @@ Buttons run on the kernel thread, which is the caller's own thread: `step()` wai
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
@@ -29,6 +29,9 @@ from kubenb.reactive.publisher import DEFAULT_RATE, Publisher
 from kubenb.widgets._feed import PolledView, gone_reason
 from kubenb.widgets._html import esc
 from kubenb.widgets.table import SCROLL_STYLE, diff_html, to_yaml, yaml_diff
+
+if TYPE_CHECKING:
+    from kubenb.cache import SharedIndexInformer
 
 __all__ = ["DeltaStepper", "StepResult", "apply_one", "step_html", "waiting_keys"]
 
@@ -66,16 +69,16 @@ def waiting_keys(controller: Any) -> list[str]:
     return keys + list(controller.queue.list_keys())
 
 
-def _listeners(informer: Any) -> list[Any]:
+def _listeners(informer: SharedIndexInformer) -> list[Any]:
     processor = getattr(informer, "processor", None)
     return processor.listeners() if processor is not None else []
 
 
-def _counts(informer: Any) -> dict[int, tuple[Any, dict[str, int]]]:
+def _counts(informer: SharedIndexInformer) -> dict[int, tuple[Any, dict[str, int]]]:
     return {id(lst): (lst, lst.stats()) for lst in _listeners(informer)}
 
 
-def _wait_idle(informer: Any, timeout: float) -> bool:
+def _wait_idle(informer: SharedIndexInformer, timeout: float) -> bool:
     """Wait until every handler has delivered what it was handed (True), or timeout."""
     deadline = time.monotonic() + timeout
     while True:
@@ -93,7 +96,7 @@ def _handler_label(listener: Any) -> str:
     return _handler_name(listener)
 
 
-def apply_one(informer: Any, timeout: float = 5.0) -> StepResult | None:
+def apply_one(informer: SharedIndexInformer, timeout: float = 5.0) -> StepResult | None:
     """Apply the next item a paused informer holds or queues, and report it (None
     when nothing is queued). Raises KubenbError when the informer is not running or
     not paused, saying what to do."""
@@ -101,6 +104,8 @@ def apply_one(informer: Any, timeout: float = 5.0) -> StepResult | None:
     if reason:
         raise KubenbError(f"cannot step: {reason}")
     controller = informer.get_controller()
+    if controller is None:  # gone_reason says so first; typed here for the reader
+        raise KubenbError("cannot step: the informer is not running yet: start it first")
     if not controller.is_paused():
         raise KubenbError("step needs the loop paused first: press pause (or call "
                           "pause()), then step")
@@ -160,7 +165,8 @@ class DeltaStepper(PolledView):
     """Pause / step / resume buttons over a running SharedIndexInformer; the line
     above them (loop state, keys queued) is sampled every `interval` clock seconds."""
 
-    def __init__(self, informer: Any, *, timeout: float = 5.0, interval: float = 0.5,
+    def __init__(self, informer: SharedIndexInformer, *, timeout: float = 5.0,
+                 interval: float = 0.5,
                  publisher: Publisher | None = None, rate: float = DEFAULT_RATE,
                  clock: Clock | None = None, name: str = "", poll: bool = True) -> None:
         if informer is None or not hasattr(informer, "get_controller"):

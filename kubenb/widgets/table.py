@@ -335,8 +335,9 @@ class ResourceTable:
             df = df[[_namespace_of(k) == namespace for k in df.index]]
         with self._lock:
             selector = self._selector
-        if not selector.empty():
-            indexer = self.frame.informer.get_indexer()
+        informer = self.frame.informer  # set_label_selector refuses a selector without one
+        if not selector.empty() and informer is not None:
+            indexer = informer.get_indexer()
             keep = []
             for key in df.index:
                 obj = indexer.get_by_key(key)
