@@ -31,6 +31,7 @@ from kubenb.cache.processor import (
     SharedProcessor,
     UpdateNotification,
 )
+from kubenb.cache.protocols import Queue, ReflectorStore, SharedInformer
 from kubenb.cache.real_fifo import RealFIFO
 from kubenb.cache.reflector import Reflector
 from kubenb.cache.shared_informer import SharedIndexInformer
@@ -71,12 +72,15 @@ __all__ = [
     "ListerWatcher",
     "NamespaceLister",
     "ProcessorListener",
+    "Queue",
     "RealFIFO",
     "Reflector",
+    "ReflectorStore",
     "ResourceEventHandler",
     "ResourceEventHandlerDetailedFuncs",
     "ResourceEventHandlerFuncs",
     "SharedIndexInformer",
+    "SharedInformer",
     "SharedInformerFactory",
     "SharedProcessor",
     "SingleFileTracker",

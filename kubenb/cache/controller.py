@@ -17,6 +17,7 @@ from typing import Any
 from kubenb.cache.delta_fifo import Delta, DeltaFIFO, DeltaType
 from kubenb.cache.keys import deletion_handling_meta_namespace_key_func
 from kubenb.cache.listwatch import ListerWatcher
+from kubenb.cache.protocols import Queue
 from kubenb.cache.reflector import Reflector
 from kubenb.cache.store import Indexer, Store, new_indexer, new_store
 from kubenb.clock import Clock, RealClock
@@ -70,7 +71,7 @@ def process_deltas(handler: Any, store: Store, deltas: Sequence[Delta],
 class Controller:
     """Runs a Reflector into `queue` and pops it through `process` (client-go's controller)."""
 
-    def __init__(self, queue: Any, list_watcher: ListerWatcher, process: ProcessFunc, *,
+    def __init__(self, queue: Queue, list_watcher: ListerWatcher, process: ProcessFunc, *,
                  full_resync_period: float = 0.0,
                  should_resync: Callable[[], bool] | None = None,
                  retry_on_error: bool = False, name: str = "",

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubenb.cache.keys import NAMESPACE_INDEX
+from kubenb.cache.store import Indexer, Store
 from kubenb.errors import IndexNotFoundError, KubenbError, NotFound, SelectorError
 from kubenb.labels import (
     LabelSelector,
@@ -84,7 +85,7 @@ def _append_matching(
             append_fn(obj)
 
 
-def list_all(store: Any, selector: SelectorLike, append_fn: AppendFunc) -> None:
+def list_all(store: Store, selector: SelectorLike, append_fn: AppendFunc) -> None:
     """Call `append_fn` on every object in `store` whose labels match `selector`
     (client-go `ListAll`). An object without metadata raises `KubenbError`."""
     sel = as_label_selector(selector)
@@ -94,7 +95,7 @@ def list_all(store: Any, selector: SelectorLike, append_fn: AppendFunc) -> None:
 
 
 def list_all_by_namespace(
-    indexer: Any, namespace: str, selector: SelectorLike, append_fn: AppendFunc
+    indexer: Indexer, namespace: str, selector: SelectorLike, append_fn: AppendFunc
 ) -> None:
     """`list_all` restricted to one namespace (client-go `ListAllByNamespace`); ""
     means all namespaces. Uses the `NAMESPACE_INDEX` index, or scans everything
@@ -151,7 +152,8 @@ class NamespaceLister:
 
     __slots__ = ("group", "indexer", "namespace", "resource")
 
-    def __init__(self, indexer: Any, namespace: str, resource: str = "", group: str = "") -> None:
+    def __init__(self, indexer: Indexer, namespace: str, resource: str = "",
+                 group: str = "") -> None:
         self.indexer = indexer
         self.namespace = namespace
         self.resource = resource
@@ -186,7 +188,7 @@ class Lister:
 
     __slots__ = ("group", "indexer", "resource")
 
-    def __init__(self, indexer: Any, resource: str = "", group: str = "") -> None:
+    def __init__(self, indexer: Indexer, resource: str = "", group: str = "") -> None:
         self.indexer = indexer
         self.resource = resource
         self.group = group

@@ -48,6 +48,7 @@ import requests
 from kubenb.cache.backoff import ExponentialBackoff, RetryWithDeadline
 from kubenb.cache.keys import meta_namespace_key_func
 from kubenb.cache.listwatch import ListerWatcher, Watcher
+from kubenb.cache.protocols import ReflectorStore
 from kubenb.client.abort import AbortScope
 from kubenb.client.options import ListOptions
 from kubenb.client.pager import ListPager, PageInfo
@@ -150,7 +151,8 @@ def default_watch_error_handler(reflector: Reflector, err: BaseException) -> Non
 class Reflector:
     """Watches one ListerWatcher and mirrors it into `store` (a DeltaFIFO, RealFIFO or Store)."""
 
-    def __init__(self, list_watcher: ListerWatcher, store: Any, resync_period: float = 0.0, *,
+    def __init__(self, list_watcher: ListerWatcher, store: ReflectorStore,
+                 resync_period: float = 0.0, *,
                  name: str = "", expected_type: tuple[str, str] | None = None,
                  clock: Clock | None = None, page_size: int = 0,
                  should_resync: Callable[[], bool] | None = None,

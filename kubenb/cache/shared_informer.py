@@ -34,6 +34,7 @@ from kubenb.cache.processor import (
     adjust_requested_resync_period,
     determine_resync_period,
 )
+from kubenb.cache.protocols import Queue
 from kubenb.cache.store import Indexer, new_indexer
 from kubenb.cache.weak import weak_method
 from kubenb.clock import Clock, RealClock
@@ -66,7 +67,7 @@ class PacingStages:
         self._processor = weakref.ref(processor)
         self._listeners: tuple[Any, ...] = ()
         self._counts: tuple[tuple[Any, Callable[[], int]], ...] = ()
-        self.queue: Any = None  # the controller's DeltaFIFO, once the informer runs
+        self.queue: Queue | None = None  # the controller's DeltaFIFO, once the informer runs
 
     def __call__(self) -> list[tuple[Any, int]]:
         processor = self._processor()

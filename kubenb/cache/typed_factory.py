@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from kubenb.cache.lister import Lister, NamespaceLister, SelectorLike, list_all
+from kubenb.cache.store import Indexer
 from kubenb.client.discovery import ResourceInfo
 from kubenb.client.typed.builtin import builtin_group_versions
 from kubenb.client.typed.names import (
@@ -59,7 +60,7 @@ class NamespaceTypedLister:
     info: ClassVar[ResourceInfo]
     __slots__ = ("_lister",)
 
-    def __init__(self, indexer: Any, namespace: str) -> None:
+    def __init__(self, indexer: Indexer, namespace: str) -> None:
         self._lister = NamespaceLister(indexer, namespace, self.info.resource, self.info.group)
 
     @property
@@ -76,7 +77,7 @@ class TypedLister:
     info: ClassVar[ResourceInfo]
     __slots__ = ("indexer",)
 
-    def __init__(self, indexer: Any) -> None:
+    def __init__(self, indexer: Indexer) -> None:
         self.indexer = indexer
 
     def __repr__(self) -> str:
