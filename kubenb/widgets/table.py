@@ -267,7 +267,8 @@ class ResourceTable:
         self.show(change["new"] or None)
 
     def _label_sort_order(self) -> None:
-        """The toggle says the order it sorts in now (it used to always say ascending)."""
+        """The toggle's label, icon and tooltip say the order it sorts in, which a click
+        flips (a label that always said "ascending" would lie half the time)."""
         up = bool(self.ascending.value)
         self.ascending.description = "ascending" if up else "descending"
         self.ascending.icon = "sort-amount-asc" if up else "sort-amount-desc"

@@ -1,4 +1,6 @@
-"""Workqueue metrics (client-go's `util/workqueue/metrics.go`).
+"""Workqueue metrics (client-go's `util/workqueue/metrics.go`): one concept in one
+module, the metric interfaces, the no-op and in-process providers and what a queue
+records through them, since each part is read beside the others.
 
 A queue reports seven numbers through a `MetricsProvider`: depth, adds, queue latency,
 work duration, unfinished work seconds, longest running processor seconds and (for
