@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 from datetime import datetime, timezone
 from typing import Any
 
-__all__ = ["age", "format_time", "human_duration", "parse_time"]
+__all__ = ["age", "format_time", "human_duration", "now_rfc3339", "parse_time"]
 
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|z|[+-]\d{2}:\d{2})$")
@@ -61,6 +62,11 @@ def _parse_rfc3339(text: str) -> float | None:
 def format_time(stamp: float) -> str:
     """metav1.Time's wire form of epoch seconds: RFC 3339 in UTC, whole seconds."""
     return datetime.fromtimestamp(stamp, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def now_rfc3339() -> str:
+    """The wall-clock time as the API writes it (`metav1.Now()`): whole seconds, UTC, `Z`."""
+    return format_time(time.time())
 
 
 @functools.lru_cache(maxsize=1024)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import threading
 import time
-from datetime import datetime, timezone
 
 from kubenb.clock import Clock
+from kubenb.timeutil import format_time
 
 __all__ = ["WallClock", "event_name", "seconds_time"]
 
@@ -33,7 +33,7 @@ class WallClock:
 
 def seconds_time(epoch: float) -> str:
     """metav1.Time on the wire: whole seconds, UTC."""
-    return datetime.fromtimestamp(int(epoch), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_time(int(epoch))
 
 
 class _Names:

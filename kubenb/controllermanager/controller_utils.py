@@ -17,7 +17,6 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 
 from kubenb.clock import Clock
@@ -26,6 +25,7 @@ from kubenb.controller.record import get_reference
 from kubenb.controller.runner import controller_of
 from kubenb.errors import Conflict, ControllerError, KubenbError, NotFound
 from kubenb.labels import LabelSelector, label_selector_from_dict
+from kubenb.timeutil import now_rfc3339
 
 __all__ = [
     "POD_TEMPLATE_HASH_LABEL",
@@ -50,11 +50,6 @@ log = logging.getLogger(__name__)
 #: The label a Deployment adds to its ReplicaSets and their Pods (apps/v1
 #: `DefaultDeploymentUniqueLabelKey`): the hash of the Pod template.
 POD_TEMPLATE_HASH_LABEL = "pod-template-hash"
-
-
-def now_rfc3339() -> str:
-    """The wall-clock time as the API writes it (`metav1.Now()`): second precision, `Z`."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def meta(obj: dict[str, Any]) -> dict[str, Any]:

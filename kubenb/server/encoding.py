@@ -7,13 +7,12 @@ The real API server sends one compact JSON line plus a newline and escapes `<`, 
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
-from kubenb.timeutil import format_time
+from kubenb.timeutil import now_rfc3339
 
 __all__ = [
     "DISCOVERY",
@@ -203,11 +202,6 @@ def parse_media_type(header: str) -> tuple[str, dict[str, str]]:
             raise ValueError("mime: duplicate parameter name")
         params[key], text = parsed
     return mime, params
-
-
-def now_rfc3339() -> str:
-    """Current time the way metav1.Time marshals it: second precision, UTC, `Z`."""
-    return format_time(time.time())
 
 
 @dataclass(frozen=True)

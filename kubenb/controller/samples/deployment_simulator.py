@@ -11,7 +11,6 @@ import contextlib
 import copy
 import hashlib
 import json
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from kubenb.cache.keys import split_meta_namespace_key
@@ -21,6 +20,7 @@ from kubenb.controller.owners import controller_of, new_controller_ref
 from kubenb.controller.runner import Controller
 from kubenb.controller.samples._informers import start_and_sync
 from kubenb.errors import NotFound
+from kubenb.timeutil import now_rfc3339
 
 if TYPE_CHECKING:
     from kubenb.cluster import Cluster
@@ -29,10 +29,6 @@ __all__ = ["DeploymentSimulator"]
 
 _TEMPLATE_HASH_LABEL = "pod-template-hash"
 _MAX_UNAVAILABLE = 0.25  # a Deployment's default rollingUpdate.maxUnavailable
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _template_hash(template: dict[str, Any]) -> str:
@@ -222,7 +218,7 @@ class DeploymentSimulator:
              "(kubenb DeploymentSimulator: no ReplicaSet)."),
         ]
         old = {c.get("type"): c for c in (deployment.get("status") or {}).get("conditions") or ()}
-        now = _now()
+        now = now_rfc3339()
         out = []
         for kind, status, reason, message in wanted:
             prev = old.get(kind)
