@@ -318,7 +318,14 @@ class Churn:
         return [self.step() for _ in range(n_ops)]
 
     def step(self) -> ChurnOp:
-        """Make one operation (the next in the seeded sequence)."""
+        """Make one operation (the next in the seeded sequence); a refusal raises the
+        `ApiError` a client would get."""
+        try:
+            return self._step()
+        except errors.StatusError as exc:
+            raise errors.as_api_error(exc) from exc
+
+    def _step(self) -> ChurnOp:
         with self._lock:
             self._ensure_namespaces()
             rng = self._rng
@@ -424,7 +431,7 @@ class Churn:
             if rate > 0:
                 next_op = max(next_op, now - _CATCH_UP_SECONDS)
                 while next_op <= now and not self._stop.is_set():
-                    self._safely(self.step)
+                    self._safely(self._step)
                     next_op += 1.0 / rate
             else:
                 next_op = now + 1.0  # paused: look again at the rate in a second

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubenb.errors import ApiError, api_error_from_status
+
 __all__ = [
     "StatusError",
     "already_exists",
+    "as_api_error",
     "bad_request",
     "cause",
     "conflict",
@@ -32,12 +35,21 @@ __all__ = [
 
 
 class StatusError(Exception):
-    """An error response: `.code` is the HTTP status, `.status` the Status body."""
+    """An error response: `.code` is the HTTP status, `.status` the Status body.
+
+    Internal to the server: HTTP answers it as a Status, and the server's Python entry
+    points (`seed_objects`, `Churn.step`) raise `as_api_error(err)` instead, the same
+    `kubenb.errors.ApiError` a client gets for that Status."""
 
     def __init__(self, status: dict[str, Any]) -> None:
         self.status = status
         self.code = int(status.get("code", 500))
         super().__init__(status.get("message", ""))
+
+
+def as_api_error(err: StatusError) -> ApiError:
+    """The `ApiError` (NotFound, Conflict, Invalid, ...) a client would get for `err`."""
+    return api_error_from_status(err.code, err.status)
 
 
 def status_body(

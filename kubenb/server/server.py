@@ -18,6 +18,7 @@ from kubenb.errors import KubenbError
 from kubenb.recording.format import Recording
 from kubenb.server import bootstrap
 from kubenb.server.churn import Churn, seed_objects
+from kubenb.server.errors import StatusError, as_api_error
 from kubenb.server.faults import Faults
 from kubenb.server.handlers import ApiHandler
 from kubenb.server.http import KubeHTTPServer
@@ -277,8 +278,12 @@ class EmbeddedServer:
     def seed_objects(self, n: int, kind: str = "pods", namespace: str = "default",
                      seed: int = 0, running: bool = True) -> list[str]:
         """Create `n` realistic objects fast (pods come bound and Running unless
-        `running=False`); returns their names."""
-        return seed_objects(self.registry, n, kind, namespace, seed, running)
+        `running=False`); returns their names. A refusal raises the `ApiError` a client
+        would get (an invalid namespace name: `Invalid`)."""
+        try:
+            return seed_objects(self.registry, n, kind, namespace, seed, running)
+        except StatusError as exc:
+            raise as_api_error(exc) from exc
 
 
 def _certificates(host: str, tls: bool | tuple[str | os.PathLike[str], str | os.PathLike[str]],

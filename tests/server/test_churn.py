@@ -175,3 +175,12 @@ def test_bad_churn_options_raise_clear_errors(server: EmbeddedServer) -> None:
         server.churn(namespaces=())
     with pytest.raises(ChurnConfigError, match="not supported"):
         server.seed_objects(1, kind="nodes")
+
+
+def test_seed_objects_refusals_are_the_api_errors_a_client_gets(server: EmbeddedServer) -> None:
+    from kubenb.errors import ApiError, Invalid
+
+    with pytest.raises(Invalid) as caught:
+        server.seed_objects(1, "configmaps", namespace="Not_A_Namespace")
+    assert isinstance(caught.value, ApiError) and isinstance(caught.value, KubenbError)
+    assert caught.value.status == 422 and "Not_A_Namespace" in str(caught.value)
