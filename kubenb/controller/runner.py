@@ -62,7 +62,7 @@ from kubenb.workqueue.rate_limiters import RateLimiter, default_controller_rate_
 from kubenb.workqueue.rate_limiting import RateLimitingQueue
 
 if TYPE_CHECKING:
-    from kubenb.cache.shared_informer import SharedIndexInformer
+    from kubenb.cache import SharedInformer
 
 __all__ = [
     "Controller",
@@ -93,7 +93,7 @@ class IdleTimeout(KubenbError, TimeoutError):
 
 @dataclass
 class _Watch:
-    informer: SharedIndexInformer
+    informer: SharedInformer
     handler: EnqueueHandler
     registration: Any = None
 
@@ -189,7 +189,7 @@ class Controller:
 
     # -- wiring --------------------------------------------------------------------------
 
-    def watch(self, informer: SharedIndexInformer, enqueue: EnqueueFunc = enqueue_key,
+    def watch(self, informer: SharedInformer, enqueue: EnqueueFunc = enqueue_key,
               predicate: Callable[[Any], bool] | None = None) -> Controller:
         """Reconcile the keys `enqueue` maps `informer`'s objects to (returns self).
 

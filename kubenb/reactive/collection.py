@@ -33,7 +33,7 @@ from kubenb.reactive.publisher import DEFAULT_RATE, Publisher
 from kubenb.reactive.view import Deleted, ReactiveView, unchanged
 
 if TYPE_CHECKING:
-    from kubenb.cache import SharedIndexInformer
+    from kubenb.cache import SharedInformer
 
 __all__ = ["ObservableCollection"]
 
@@ -54,7 +54,7 @@ class ObservableCollection(ReactiveView):
     count = Int(0, help="objects in the collection")
     last_event = Dict(help="{type, key, resource_version, batch} of the last change applied")
 
-    def __init__(self, informer: SharedIndexInformer | None = None, *,
+    def __init__(self, informer: SharedInformer | None = None, *,
                  on_add: Callable[[Any], Any] | None = None,
                  on_update: Callable[[Any, Any], Any] | None = None,
                  on_delete: Callable[[Any], Any] | None = None,

@@ -36,7 +36,7 @@ from kubenb.reactive.rows import RowStore, user_copy
 from kubenb.reactive.view import Deleted, ReactiveView
 
 if TYPE_CHECKING:
-    from kubenb.cache import SharedIndexInformer
+    from kubenb.cache import SharedInformer
 
 __all__ = ["History", "LiveFrame", "build_frame"]
 
@@ -103,7 +103,7 @@ class History:
 _DESCRIPTION = re.compile(r"^(?P<api>\S+) (?P<resource>[a-z0-9.-]+) in ")
 
 
-def informer_kind(informer: SharedIndexInformer | None) -> tuple[str | None, str]:
+def informer_kind(informer: SharedInformer | None) -> tuple[str | None, str]:
     """(kind, group) of the objects an informer caches, for kubectl's columns: from
     its expected type, else a cached object's `kind` (list items usually carry none),
     else its ListWatch's "<apiVersion> <resource> in ..." for a built-in resource.
@@ -146,7 +146,7 @@ class LiveFrame(ReactiveView):
 
     count = Int(0, help="rows in the frame")
 
-    def __init__(self, informer: SharedIndexInformer | None = None, columns: Any = None, *,
+    def __init__(self, informer: SharedInformer | None = None, columns: Any = None, *,
                  kind: str | None = None,
                  group: str = "", printer_columns: Any = None, with_namespace: bool = False,
                  wide: bool = False, extra_columns: Any = None, history: Any = None,

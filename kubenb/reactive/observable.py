@@ -32,7 +32,7 @@ from kubenb.reactive.publisher import DEFAULT_RATE, Publisher
 from kubenb.reactive.view import Deleted, ReactiveView, unchanged
 
 if TYPE_CHECKING:
-    from kubenb.cache import SharedIndexInformer
+    from kubenb.cache import SharedInformer
 
 __all__ = ["KIND_TRAITS", "ObservableObject"]
 
@@ -130,7 +130,7 @@ class ObservableObject(ReactiveView):
     exists = Bool(False, help="the object is in the cache")
     deleted = Bool(False, help="the object was deleted (and not re-created since)")
 
-    def __init__(self, informer: SharedIndexInformer, key: Any, *, kind: str | None = None,
+    def __init__(self, informer: SharedInformer, key: Any, *, kind: str | None = None,
                  publisher: Publisher | None = None, rate: float = DEFAULT_RATE,
                  clock: Clock | None = None, output: Any = None, name: str = "") -> None:
         key = _key_of(key)
@@ -149,7 +149,7 @@ class ObservableObject(ReactiveView):
         self._attach()
 
     @staticmethod
-    def _guess_kind(informer: SharedIndexInformer, current: Any) -> str | None:
+    def _guess_kind(informer: SharedInformer, current: Any) -> str | None:
         expected = getattr(informer, "expected_type", None)
         if isinstance(expected, tuple) and len(expected) == 2 and expected[1]:
             return str(expected[1])

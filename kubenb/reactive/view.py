@@ -27,7 +27,7 @@ from kubenb.reactive.output import capture_output, make_output
 from kubenb.reactive.publisher import DEFAULT_RATE, Channel, Publisher, PublisherError
 
 if TYPE_CHECKING:
-    from kubenb.cache import SharedIndexInformer
+    from kubenb.cache import SharedInformer
 
 __all__ = ["Deleted", "FeedHandler", "ReactiveView"]
 
@@ -118,7 +118,7 @@ class ReactiveView(HasTraits):
     synced = Bool(False, help="the informer's initial list has been applied")
     batch = Int(0, help="batches applied so far")
 
-    def __init__(self, informer: SharedIndexInformer | None = None, *,
+    def __init__(self, informer: SharedInformer | None = None, *,
                  key: str | None = None,
                  publisher: Publisher | None = None, rate: float = DEFAULT_RATE,
                  clock: Clock | None = None, output: Any = None, name: str = "",

@@ -28,7 +28,7 @@ from kubenb.widgets._html import esc, wall_time
 from kubenb.widgets.table import scrolling
 
 if TYPE_CHECKING:
-    from kubenb.cache import SharedIndexInformer
+    from kubenb.cache import SharedInformer
 
 __all__ = ["EVENT_TYPES", "EventLog", "LogEntry"]
 
@@ -79,7 +79,7 @@ class EventLog:
 
     `informer=None` makes a log fed by hand with `record()`."""
 
-    def __init__(self, informer: SharedIndexInformer | None = None, *, size: int = 200,
+    def __init__(self, informer: SharedInformer | None = None, *, size: int = 200,
                  shown: int = 50,
                  publisher: Publisher | None = None, rate: float = DEFAULT_RATE,
                  clock: Clock | None = None, name: str = "", height: int = 260) -> None:
