@@ -20,9 +20,12 @@ __all__ = [
     "BadRequest",
     "CacheSyncTimeout",
     "ChunkedFramingError",
+    "ChurnConfigError",
+    "ColumnError",
     "Conflict",
     "ControllerError",
     "FIFOClosedError",
+    "FaultConfigError",
     "Forbidden",
     "Gone",
     "IndexConflictError",
@@ -31,6 +34,7 @@ __all__ = [
     "InformerStateError",
     "Invalid",
     "InvalidResponseError",
+    "JSONPathError",
     "KeyFuncError",
     "KubeConfigError",
     "KubenbError",
@@ -38,15 +42,18 @@ __all__ = [
     "NamespaceRequiredError",
     "NoResourceMatchError",
     "NotFound",
+    "PublisherError",
     "RecordingError",
     "RequestAborted",
     "RequestInfo",
     "RequeueError",
     "SelectorError",
+    "ServerConfigError",
     "ServerConnectionError",
     "ServerError",
     "ServerTLSError",
     "ServerTimeoutError",
+    "TLSSetupError",
     "TooManyRequests",
     "Unauthorized",
     "VeryShortWatchError",
@@ -355,6 +362,36 @@ class ChunkedFramingError(KubenbError, ValueError):
 
 class ControllerError(KubenbError):
     """A sync could not finish; the key is retried with backoff (the message says why)."""
+
+
+class ServerConfigError(KubenbError, ValueError):
+    """An EmbeddedServer argument out of range."""
+
+
+class TLSSetupError(KubenbError, RuntimeError):
+    """The server could not get a certificate or load the one it was given."""
+
+
+class FaultConfigError(KubenbError, ValueError):
+    """A fault switch was given an argument it cannot use."""
+
+
+class ChurnConfigError(KubenbError, ValueError):
+    """A churn or seed option the generator cannot use."""
+
+
+class PublisherError(KubenbError, ValueError):
+    """A publisher or channel option that cannot work (a rate <= 0, a sink that is not
+    callable, a channel of a stopped publisher)."""
+
+
+class ColumnError(KubenbError, ValueError):
+    """A column spec LiveFrame cannot use; the message names the column and why."""
+
+
+class JSONPathError(KubenbError, ValueError):
+    """A JSONPath (a CRD's additionalPrinterColumns, a column spec) kubenb cannot parse;
+    the message quotes it and says where it went wrong."""
 
 
 _BY_CODE: dict[int, type[ApiError]] = {

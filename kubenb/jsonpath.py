@@ -1,10 +1,11 @@
 """JSONPath, the subset CRD printer columns and LiveFrame columns use.
 
-A ground-floor module (standard library only). kube-apiserver evaluates a CRD's
-additionalPrinterColumns with client-go's `util/jsonpath`; the columns people write
-use a small part of it, and that part is what is here: `.a.b`, `[0]`, `[*]`,
-`['k.e.y']` and `[?(@.type=="Ready")]`. Anything else is a ValueError saying where,
-so the API server can reject such a column as kube-apiserver does.
+A ground-floor module (the standard library and kubenb.errors). kube-apiserver evaluates
+a CRD's additionalPrinterColumns with client-go's `util/jsonpath`; the columns people
+write use a small part of it, and that part is what is here: `.a.b`, `[0]`, `[*]`,
+`['k.e.y']` and `[?(@.type=="Ready")]`. Anything else is a `JSONPathError` (a
+ValueError) saying where, so the API server can reject such a column as kube-apiserver
+does.
 
 - `parse_jsonpath(text)`: a `JSONPath`, whose `find(obj)` gives every value it reaches.
 """
@@ -16,7 +17,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["JSONPath", "parse_jsonpath"]
+from kubenb.errors import JSONPathError
+
+__all__ = ["JSONPath", "JSONPathError", "parse_jsonpath"]
 
 _NAME_CHARS = re.compile(r"(?:\\.|[^.\[\]\\])+")
 _FILTER = re.compile(r"\?\(\s*@((?:\.[\w\-/]+)*)\s*(==|!=)\s*(.+?)\s*\)$")
@@ -63,17 +66,17 @@ def parse_jsonpath(text: str) -> JSONPath:
     if src.startswith("{") and src.endswith("}"):
         src = src[1:-1].strip()
     if not src.startswith(".") and not src.startswith("["):
-        raise ValueError(f"JSONPath {text!r} must start with '.'")
+        raise JSONPathError(f"JSONPath {text!r} must start with '.'")
     steps: list[tuple[str, Any]] = []
     pos = 0
     while pos < len(src):
         char = src[pos]
         if char == ".":
             if src.startswith("..", pos):
-                raise ValueError(f"JSONPath {text!r}: recursive descent '..' is not supported")
+                raise JSONPathError(f"JSONPath {text!r}: recursive descent '..' is not supported")
             match = _NAME_CHARS.match(src, pos + 1)
             if match is None:
-                raise ValueError(f"JSONPath {text!r}: expected a field name at {pos + 1}")
+                raise JSONPathError(f"JSONPath {text!r}: expected a field name at {pos + 1}")
             steps.append(("key", re.sub(r"\\(.)", r"\1", match.group(0))))
             pos = match.end()
         elif char == "[":
@@ -81,7 +84,7 @@ def parse_jsonpath(text: str) -> JSONPath:
             steps.append(_bracket_step(src[pos + 1:end].strip(), text))
             pos = end + 1
         else:
-            raise ValueError(f"JSONPath {text!r}: unexpected {char!r} at {pos}")
+            raise JSONPathError(f"JSONPath {text!r}: unexpected {char!r} at {pos}")
     return JSONPath(text, tuple(steps))
 
 
@@ -101,7 +104,7 @@ def _closing_bracket(src: str, start: int, text: str) -> int:
             depth -= 1
             if depth == 0:
                 return index
-    raise ValueError(f"JSONPath {text!r}: unclosed '['")
+    raise JSONPathError(f"JSONPath {text!r}: unclosed '['")
 
 
 def _bracket_step(inner: str, text: str) -> tuple[str, Any]:
@@ -121,6 +124,6 @@ def _bracket_step(inner: str, text: str) -> tuple[str, Any]:
             try:
                 want = json.loads(raw)
             except ValueError:
-                raise ValueError(f"JSONPath {text!r}: cannot compare with {raw!r}") from None
+                raise JSONPathError(f"JSONPath {text!r}: cannot compare with {raw!r}") from None
         return ("filter", (path, match.group(2) == "!=", want))
-    raise ValueError(f"JSONPath {text!r}: unsupported expression [{inner}]")
+    raise JSONPathError(f"JSONPath {text!r}: unsupported expression [{inner}]")

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubenb import printers
-from kubenb.errors import KubenbError
+from kubenb.errors import ColumnError
 from kubenb.jsonpath import parse_jsonpath
 from kubenb.timeutil import parse_time
 
@@ -39,10 +39,6 @@ __all__ = [
 log = logging.getLogger("kubenb.reactive.columns")
 
 Getter = Callable[[Any], Any]
-
-
-class ColumnError(KubenbError, ValueError):
-    """A column spec LiveFrame cannot use; the message names the column and why."""
 
 
 @dataclass(frozen=True)

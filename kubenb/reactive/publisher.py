@@ -29,7 +29,7 @@ from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 from kubenb.clock import Clock, RealClock
-from kubenb.errors import KubenbError
+from kubenb.errors import PublisherError
 
 __all__ = [
     "DEFAULT_RATE",
@@ -49,11 +49,6 @@ DEFAULT_RATE = 10.0
 
 Sink = Callable[[dict[Any, Any]], None]
 Merge = Callable[[Any, Any], Any]
-
-
-class PublisherError(KubenbError, ValueError):
-    """A publisher or channel option that cannot work (a rate <= 0, a sink that is not
-    callable, a channel of a stopped publisher)."""
 
 
 class _Drop:

@@ -24,7 +24,7 @@ from types import TracebackType
 from typing import Any
 
 from kubenb.clock import Clock, RealClock
-from kubenb.errors import KubenbError
+from kubenb.errors import ChurnConfigError
 from kubenb.nodeinfo import NODE_NAME, image_id, image_ref, node_body, node_digest
 from kubenb.server import errors
 from kubenb.server.encoding import now_rfc3339
@@ -56,10 +56,6 @@ _IMAGES = {"web": "nginx:1.27", "api": "python:3.12-slim", "worker": "python:3.1
            "billing": "ghcr.io/example/billing:1.8.0", "search": "opensearch:2.17.0",
            "frontend": "node:22-alpine"}
 _CATCH_UP_SECONDS = 1.0  # after a stall, at most this much backlog of operations is made up
-
-
-class ChurnConfigError(KubenbError, ValueError):
-    """A churn or seed option the generator cannot use."""
 
 
 @dataclass(frozen=True)

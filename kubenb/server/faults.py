@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubenb.errors import KubenbError
+from kubenb.errors import FaultConfigError
 from kubenb.server import errors
 from kubenb.server.continue_tokens import CONTINUE_EXPIRED, decode_continue, encode_continue
 from kubenb.server.handlers import Request, Response, status_response
@@ -37,10 +37,6 @@ VERBS = ("get", "list", "watch", "create", "update", "patch", "delete", "deletec
 FAIL_CODES = (500, 429)
 _TOO_MANY_REQUESTS = "Too many requests, please try again later."
 _INJECTED_500 = "kubenb fault injection failed this request on purpose"
-
-
-class FaultConfigError(KubenbError, ValueError):
-    """A fault switch was given an argument it cannot use."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from types import TracebackType
 from typing import Any
 
 from kubenb.clock import Clock
-from kubenb.errors import KubenbError
+from kubenb.errors import ServerConfigError
 from kubenb.recording.format import Recording
 from kubenb.server import bootstrap
 from kubenb.server.churn import Churn, seed_objects
@@ -38,10 +38,6 @@ from kubenb.server.tls import (
 __all__ = ["EmbeddedServer", "ServerConfigError"]
 
 _WILDCARDS = ("", "0.0.0.0")
-
-
-class ServerConfigError(KubenbError, ValueError):
-    """An EmbeddedServer argument out of range."""
 
 
 class EmbeddedServer:

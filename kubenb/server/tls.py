@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kubenb.errors import KubenbError
+from kubenb.errors import TLSSetupError
 
 __all__ = [
     "BACKENDS",
@@ -34,10 +34,6 @@ __all__ = [
 SERVING_NAMES = ("127.0.0.1", "localhost", "kubernetes.local")
 BACKENDS = ("trustme", "cryptography", "openssl")
 _VALID_DAYS = 30
-
-
-class TLSSetupError(KubenbError, RuntimeError):
-    """The server could not get a certificate or load the one it was given."""
 
 
 @dataclass(frozen=True)
