@@ -3,6 +3,70 @@
 Go returns errors; Python raises them. The classes mirror client-go and
 apimachinery names (`KeyError` -> `KeyFuncError`, `ErrFIFOClosed` ->
 `FIFOClosedError`, `ErrRequeue` -> `RequeueError`, `StatusError` -> `ApiError`).
+
+Every exception kubenb raises on purpose is defined here, so one `except KubenbError`
+catches them all, and the modules that raise them re-export them where they always
+offered them (`kubenb.cache.reflector.ListError` is this module's `ListError`). A class
+also derives from the builtin a caller would expect (in brackets), so code written
+against `ValueError` or `requests.ConnectionError` keeps working:
+
+    KubenbError
+    │   # talking to an API server (kubenb.client)
+    ├── KubeConfigError
+    ├── ServerConnectionError (requests.ConnectionError)
+    │   └── ServerTLSError (requests.SSLError)
+    ├── ServerTimeoutError (requests.Timeout)
+    ├── RequestAborted
+    ├── InvalidResponseError (ValueError)
+    ├── WatchDecodeError (ValueError)
+    ├── ChunkedFramingError (ValueError)
+    ├── NamespaceRequiredError (ValueError)
+    ├── NoResourceMatchError (LookupError)
+    │   # what the API server answered
+    ├── ApiError
+    │   ├── BadRequest (400)
+    │   ├── Unauthorized (401)
+    │   ├── Forbidden (403)
+    │   ├── NotFound (404)
+    │   ├── AlreadyExists (409)
+    │   ├── Conflict (409)
+    │   ├── Gone (410)
+    │   ├── Invalid (422)
+    │   ├── TooManyRequests (429)
+    │   └── ServerError (5xx)
+    │   # stores, queues and informers (kubenb.cache)
+    ├── KeyFuncError (KeyError)
+    ├── IndexNotFoundError (KeyError)
+    ├── IndexFuncError (RuntimeError)
+    ├── IndexConflictError (ValueError)
+    ├── ZeroLengthDeltasError (ValueError)
+    ├── FIFOClosedError
+    ├── RequeueError
+    ├── ListError
+    ├── VeryShortWatchError
+    ├── InformerStateError
+    ├── CacheSyncTimeout (TimeoutError)
+    │   # selectors and JSONPath (the ground floor)
+    ├── SelectorError (ValueError)
+    ├── JSONPathError (ValueError)
+    │   # controllers (kubenb.controller, kubenb.controllermanager)
+    ├── ControllerStateError
+    ├── IdleTimeout (TimeoutError)
+    ├── EventRecordError (ValueError)
+    ├── LeaderElectionConfigError (ValueError)
+    ├── ControllerError
+    │   # live views and recordings
+    ├── PublisherError (ValueError)
+    ├── ColumnError (ValueError)
+    ├── RecordingError (ValueError)
+    │   # the embedded API server's options (kubenb.server)
+    ├── ServerConfigError (ValueError)
+    ├── TLSSetupError (RuntimeError)
+    ├── FaultConfigError (ValueError)
+    └── ChurnConfigError (ValueError)
+
+The ground floor imports only `kubenb.redact` (what an error may say about an object)
+and `requests` (whose exception types the connection errors extend).
 """
 
 from __future__ import annotations
@@ -24,10 +88,13 @@ __all__ = [
     "ColumnError",
     "Conflict",
     "ControllerError",
+    "ControllerStateError",
+    "EventRecordError",
     "FIFOClosedError",
     "FaultConfigError",
     "Forbidden",
     "Gone",
+    "IdleTimeout",
     "IndexConflictError",
     "IndexFuncError",
     "IndexNotFoundError",
@@ -38,6 +105,7 @@ __all__ = [
     "KeyFuncError",
     "KubeConfigError",
     "KubenbError",
+    "LeaderElectionConfigError",
     "ListError",
     "NamespaceRequiredError",
     "NoResourceMatchError",
@@ -392,6 +460,22 @@ class ColumnError(KubenbError, ValueError):
 class JSONPathError(KubenbError, ValueError):
     """A JSONPath (a CRD's additionalPrinterColumns, a column spec) kubenb cannot parse;
     the message quotes it and says where it went wrong."""
+
+
+class EventRecordError(KubenbError, ValueError):
+    """An event could not be made: a bad type, or an object that cannot be referenced."""
+
+
+class ControllerStateError(KubenbError):
+    """An operation the controller's state forbids (e.g. `run()` twice)."""
+
+
+class IdleTimeout(KubenbError, TimeoutError):
+    """`run_until_idle` ran out of time; the message says what was still going on."""
+
+
+class LeaderElectionConfigError(KubenbError, ValueError):
+    """The leader election settings cannot work together (client-go's NewLeaderElector)."""
 
 
 _BY_CODE: dict[int, type[ApiError]] = {

@@ -29,7 +29,7 @@ from typing import Any
 from kubenb.clock import Clock, RealClock
 from kubenb.controller.record import resource_client
 from kubenb.controller.timestamps import WallClock
-from kubenb.errors import Conflict, KubenbError, NotFound
+from kubenb.errors import Conflict, KubenbError, LeaderElectionConfigError, NotFound
 
 __all__ = [
     "DEFAULT_LEASE_DURATION",
@@ -55,10 +55,6 @@ DEFAULT_RETRY_PERIOD = 2.0
 JITTER_FACTOR = 1.2
 
 LEASE_API_VERSION = "coordination.k8s.io/v1"
-
-
-class LeaderElectionConfigError(KubenbError, ValueError):
-    """The leader election settings cannot work together (client-go's NewLeaderElector)."""
 
 
 def micro_time(epoch_seconds: float) -> str:

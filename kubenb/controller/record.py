@@ -41,7 +41,7 @@ from kubenb.controller.events_cache import (
     involved_object,
 )
 from kubenb.controller.timestamps import WallClock, event_name, seconds_time
-from kubenb.errors import ApiError, KubenbError, NotFound
+from kubenb.errors import ApiError, EventRecordError, KubenbError, NotFound
 
 __all__ = [
     "EVENT_TYPE_NORMAL",
@@ -70,10 +70,6 @@ EVENT_TYPE_WARNING = "Warning"
 MAX_TRIES_PER_EVENT = 12
 DEFAULT_SLEEP_DURATION = 10.0
 MAX_QUEUED_EVENTS = 1000
-
-
-class EventRecordError(KubenbError, ValueError):
-    """An event could not be made: a bad type, or an object that cannot be referenced."""
 
 
 # -- helpers shared with leaderelection ------------------------------------------------------

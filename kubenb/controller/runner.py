@@ -55,7 +55,7 @@ from kubenb.controller.leadership import new_elector, supervise
 from kubenb.controller.metrics import ControllerMetrics
 from kubenb.controller.owners import controller_of
 from kubenb.controller.result import Result
-from kubenb.errors import KubenbError
+from kubenb.errors import ControllerStateError, IdleTimeout, KubenbError
 from kubenb.workqueue.interface import RateLimitingInterface
 from kubenb.workqueue.metrics import InProcessSummary
 from kubenb.workqueue.rate_limiters import RateLimiter, default_controller_rate_limiter
@@ -81,14 +81,6 @@ log = logging.getLogger("kubenb.controller")
 #: How long (real seconds) an idle wait sleeps before re-checking on its own; changes
 #: that do not notify (a delayed item falling due) are seen within this time.
 _IDLE_POLL = 0.01
-
-
-class ControllerStateError(KubenbError):
-    """An operation the controller's state forbids (e.g. `run()` twice)."""
-
-
-class IdleTimeout(KubenbError, TimeoutError):
-    """`run_until_idle` ran out of time; the message says what was still going on."""
 
 
 @dataclass
