@@ -21,8 +21,8 @@ from typing import Any
 
 from kubenb.clock import Clock
 from kubenb.cluster import Cluster
+from kubenb.controller.owners import controller_of, is_controlled_by, new_controller_ref
 from kubenb.controller.record import get_reference
-from kubenb.controller.runner import controller_of
 from kubenb.errors import Conflict, ControllerError, KubenbError, NotFound
 from kubenb.labels import LabelSelector, label_selector_from_dict
 from kubenb.timeutil import now_rfc3339
@@ -111,21 +111,6 @@ def pod_from_template(template: dict[str, Any], owner: dict[str, Any],
 
 
 # -- owner references ----------------------------------------------------------------------
-
-
-def new_controller_ref(owner: dict[str, Any], api_version: str, kind: str) -> dict[str, Any]:
-    """An ownerReference naming `owner` as the controller (`metav1.NewControllerRef`).
-
-    `blockOwnerDeletion: true` makes a foreground deletion of the owner wait for this
-    object; `controller: true` says this owner manages it (at most one may)."""
-    return {"apiVersion": api_version, "kind": kind, "name": meta(owner)["name"],
-            "uid": meta(owner)["uid"], "controller": True, "blockOwnerDeletion": True}
-
-
-def is_controlled_by(obj: dict[str, Any], owner: dict[str, Any]) -> bool:
-    """Whether `owner` (by UID, not name) is `obj`'s controller (`metav1.IsControlledBy`)."""
-    ref = controller_of(obj)
-    return ref is not None and ref.get("uid") == meta(owner).get("uid")
 
 
 def selector_of(obj: dict[str, Any]) -> LabelSelector:
