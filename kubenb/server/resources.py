@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubenb.meta import nested_field
 from kubenb.printers import (
     TablePrinter,
     custom_resource_printer,
@@ -34,24 +35,16 @@ CR_VERBS = ("delete", "deletecollection", "get", "list", "patch", "create", "upd
 """Custom resources list their verbs in this order (apiextensions-apiserver's)."""
 
 
-def _get(obj: dict[str, Any], *path: str) -> Any:
-    for part in path:
-        if not isinstance(obj, dict):
-            return None
-        obj = obj.get(part)  # type: ignore[assignment]
-    return obj
-
-
 def _pod_fields(obj: dict[str, Any]) -> dict[str, str]:
     return {
-        "spec.nodeName": str(_get(obj, "spec", "nodeName") or ""),
-        "spec.restartPolicy": str(_get(obj, "spec", "restartPolicy") or ""),
-        "spec.schedulerName": str(_get(obj, "spec", "schedulerName") or ""),
-        "spec.serviceAccountName": str(_get(obj, "spec", "serviceAccountName") or ""),
-        "spec.hostNetwork": "true" if _get(obj, "spec", "hostNetwork") else "false",
-        "status.phase": str(_get(obj, "status", "phase") or ""),
-        "status.podIP": str(_get(obj, "status", "podIP") or ""),
-        "status.nominatedNodeName": str(_get(obj, "status", "nominatedNodeName") or ""),
+        "spec.nodeName": str(nested_field(obj, "spec", "nodeName") or ""),
+        "spec.restartPolicy": str(nested_field(obj, "spec", "restartPolicy") or ""),
+        "spec.schedulerName": str(nested_field(obj, "spec", "schedulerName") or ""),
+        "spec.serviceAccountName": str(nested_field(obj, "spec", "serviceAccountName") or ""),
+        "spec.hostNetwork": "true" if nested_field(obj, "spec", "hostNetwork") else "false",
+        "status.phase": str(nested_field(obj, "status", "phase") or ""),
+        "status.podIP": str(nested_field(obj, "status", "podIP") or ""),
+        "status.nominatedNodeName": str(nested_field(obj, "status", "nominatedNodeName") or ""),
     }
 
 
@@ -72,15 +65,15 @@ def _secret_fields(obj: dict[str, Any]) -> dict[str, str]:
 
 
 def _namespace_fields(obj: dict[str, Any]) -> dict[str, str]:
-    return {"status.phase": str(_get(obj, "status", "phase") or "")}
+    return {"status.phase": str(nested_field(obj, "status", "phase") or "")}
 
 
 def _node_fields(obj: dict[str, Any]) -> dict[str, str]:
-    return {"spec.unschedulable": "true" if _get(obj, "spec", "unschedulable") else "false"}
+    return {"spec.unschedulable": "true" if nested_field(obj, "spec", "unschedulable") else "false"}
 
 
 def _replicas_fields(obj: dict[str, Any]) -> dict[str, str]:
-    replicas = _get(obj, "status", "replicas")
+    replicas = nested_field(obj, "status", "replicas")
     return {"status.replicas": str(replicas if replicas is not None else 0)}
 
 
@@ -160,17 +153,17 @@ class ResourceType:
 
 
 def _job_fields(obj: dict[str, Any]) -> dict[str, str]:
-    succeeded = _get(obj, "status", "succeeded")
+    succeeded = nested_field(obj, "status", "succeeded")
     return {"status.successful": str(succeeded if succeeded is not None else 0)}
 
 
 def _service_fields(obj: dict[str, Any]) -> dict[str, str]:
-    return {"spec.clusterIP": str(_get(obj, "spec", "clusterIP") or ""),
-            "spec.type": str(_get(obj, "spec", "type") or "")}
+    return {"spec.clusterIP": str(nested_field(obj, "spec", "clusterIP") or ""),
+            "spec.type": str(nested_field(obj, "spec", "type") or "")}
 
 
 def _csr_fields(obj: dict[str, Any]) -> dict[str, str]:
-    return {"spec.signerName": str(_get(obj, "spec", "signerName") or "")}
+    return {"spec.signerName": str(nested_field(obj, "spec", "signerName") or "")}
 
 
 _FIELDS: dict[str, Callable[[dict[str, Any]], dict[str, str]]] = {
