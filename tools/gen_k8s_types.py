@@ -239,7 +239,8 @@ def main(api: str, machinery: str, aggregator: str) -> None:
     print(")")
 
 
-HEADER = '''"""The wire shape of Kubernetes v1.32's built-in API types (generated; do not edit).
+HEADER = '''\
+"""The wire shape of Kubernetes v1.32's built-in API types (generated table data; do not edit).
 
 Made by tools/gen_k8s_types.py from the Go struct tags of k8s.io/api, k8s.io/apimachinery
 (meta/v1) and k8s.io/kube-aggregator at tag kubernetes-1.32.0: per struct, in Go field order
@@ -254,6 +255,8 @@ n inline (the struct's fields appear in its parent's JSON), L= listType, M= list
 (keys joined by +), T= mapType or structType, P= patchStrategy, K= patchMergeKey.
 A struct name ending in ! is +structType=atomic. An inline field's json name is "-".
 """
+
+__all__ = ["KINDS", "TABLE"]
 '''
 
 if __name__ == "__main__":
