@@ -188,7 +188,7 @@ class Cluster:
         if informer.is_started():
             return None  # started elsewhere (cluster.factory.start()): wait as before
         # Chain to a handler set through the informer's own setter before this call.
-        watcher = _FirstListWatcher(informer, getattr(informer, "_watch_error_handler", None))
+        watcher = _FirstListWatcher(informer, informer.watch_error_handler)
         try:
             informer.set_watch_error_handler(watcher)
         except InformerStateError:

@@ -148,6 +148,12 @@ class SharedIndexInformer:
                 raise InformerStateError("informer has already started")
             self._watch_error_handler = handler
 
+    @property
+    def watch_error_handler(self) -> Callable[..., None] | None:
+        """The handler `set_watch_error_handler` set (None: the Reflector's default), so
+        a new handler can chain to the one it replaces."""
+        return self._watch_error_handler
+
     def add_indexers(self, indexers: dict[str, Any]) -> None:
         """Add indexes; allowed while running (client-go >= 1.30), not after stop (I95)."""
         with self._lock:
