@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.harness import Result, compare, format_table
 
 
+@pytest.mark.slow  # a full collection per round: seconds in a worker with a big heap
 def test_compare_keeps_the_best_times_and_each_rounds_ratio() -> None:
     calls: list[str] = []
     result = compare("work", 10, lambda: calls.append("k"), "base",
@@ -42,6 +45,7 @@ def test_the_fault_check_times_one_fault_per_page_at_each_size() -> None:
     assert row.target_ratio is None  # a control: it describes the machine, not kubenb
 
 
+@pytest.mark.slow
 def test_the_real_pod_watch_rows_deliver_every_update(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The extra rows over real v1.32 pods: the replay serves pods with managedFields,
     and both informers (defaults, stripped) hand every update to their handler (each
@@ -59,6 +63,7 @@ def test_the_real_pod_watch_rows_deliver_every_update(tmp_path) -> None:  # type
     assert list(tmp_path.glob("real-pod-updates*")) == []  # its files are removed
 
 
+@pytest.mark.slow
 def test_the_handoff_check_keeps_what_one_thread_keeps() -> None:
     from benchmarks import handoff_check
 
@@ -72,6 +77,7 @@ def test_the_handoff_check_keeps_what_one_thread_keeps() -> None:
     assert all(len(row.round_ratios) == 3 and row.target_ratio is None for row in rows)
 
 
+@pytest.mark.slow
 def test_the_recording_parts_each_run_the_whole_stream(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """benchmarks/recording_parts.py: every recorder step watches the whole stream (each
     run waits for its last update), and the steps that write keep what they say."""
@@ -98,6 +104,7 @@ def test_the_recording_parts_each_run_the_whole_stream(tmp_path) -> None:  # typ
         assert b"MODIFIED" not in (tmp_path / nothing_kept).read_bytes()
 
 
+@pytest.mark.slow
 def test_the_real_cluster_rows_run_end_to_end_and_clean_up(capsys) -> None:  # type: ignore[no-untyped-def]
     """benchmarks/real_cluster.py against the embedded server (a real HTTP server, the
     official client included): every row runs on the history it wrote, the informer
@@ -150,6 +157,7 @@ time.sleep(60)  # the harness ends it once synced, as it does the real probe
 '''
 
 
+@pytest.mark.slow
 def test_the_client_go_rows_run_the_probe_paged_and_with_watch_list(
         tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
     """--client-go PROBE: the sync row against the probe's paged list, and the probe's own
@@ -183,6 +191,7 @@ def test_the_client_go_rows_run_the_probe_paged_and_with_watch_list(
     assert sorted(gates.read_text().split()) == ["false", "false", "true"]
 
 
+@pytest.mark.slow
 def test_a_run_waits_for_an_earlier_runs_namespace_still_being_deleted(capsys) -> None:  # type: ignore[no-untyped-def]
     """The cluster deletes a run's pods after the run (100k pods: ~20 minutes), which
     loads the server: the next run waits for that, and names what was left behind."""

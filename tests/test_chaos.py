@@ -33,6 +33,8 @@ from kubenb.cluster import Cluster
 from kubenb.server import EmbeddedServer
 from tests.helpers import assert_no_new_threads
 
+pytestmark = pytest.mark.slow
+
 SEEDS = range(50)
 CONVERGENCE_DEADLINE = 30.0  # seconds; a converging run takes well under one
 KINDS = ("configmaps", "pods")

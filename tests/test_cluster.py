@@ -59,6 +59,7 @@ def test_connect_reads_a_kubeconfig_and_a_wrong_token_is_unauthorized() -> None:
         assert "wrong-token" not in repr(cluster.config)
 
 
+@pytest.mark.slow
 def test_a_sync_that_cannot_finish_says_why() -> None:
     with kubenb.embedded() as cluster:
         cluster.server.faults.fail(verb="list", fraction=1.0, code=500)

@@ -16,6 +16,7 @@ def blocks():
             yield pytest.param(match.group(1), id=f"{path.relative_to(ROOT)}#{n}")
 
 
+@pytest.mark.slow  # most examples start an embedded cluster of their own
 @pytest.mark.parametrize("code", list(blocks()))
 def test_doc_example_runs(code):
     exec(compile(code, "<doc>", "exec"), {"__name__": "__doc_example__"})

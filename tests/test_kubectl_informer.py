@@ -10,11 +10,13 @@ import json
 import time
 from typing import Any
 
+import pytest
+
 import kubenb
 from kubenb.cache import ResourceEventHandlerFuncs
 from tests.helpers import Kubectl, needs_kubectl
 
-pytestmark = needs_kubectl
+pytestmark = [needs_kubectl, pytest.mark.slow]  # a kubectl process per call
 
 MANIFEST = """\
 apiVersion: v1

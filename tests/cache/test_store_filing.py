@@ -104,7 +104,7 @@ key_funcs = st.sampled_from([deletion_handling_meta_namespace_key_func,
                              meta_namespace_key_func, uid_key])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(key_funcs, operations, st.booleans())
 def test_the_store_answers_as_a_plain_map_with_index_sets(key_func: Any, ops: Any,
                                                           add_index_later: bool) -> None:

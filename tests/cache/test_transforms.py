@@ -328,6 +328,7 @@ def test_factory_transform_option_and_listers(dynamic: DynamicClient) -> None:
         factory.shutdown()
 
 
+@pytest.mark.slow
 @needs_kubectl
 def test_kubectl_applied_objects_keep_the_annotation_unless_asked(
         server: EmbeddedServer, dynamic: DynamicClient, tmp_path: Path) -> None:

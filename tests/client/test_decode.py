@@ -35,7 +35,7 @@ def outcome(decode, data: bytes | str) -> tuple[str, object]:
         return "error", f"{type(exc).__name__}: {exc}"
 
 
-@settings(max_examples=300)
+@settings(max_examples=100)
 @given(value=json_values, ensure_ascii=st.booleans(), spaces=st.sampled_from(["", " ", "\n\t"]))
 def test_generated_documents_decode_to_what_json_loads_gives(
         value: object, ensure_ascii: bool, spaces: str) -> None:
@@ -44,7 +44,7 @@ def test_generated_documents_decode_to_what_json_loads_gives(
         assert outcome(decode_json, data) == outcome(json.loads, data)
 
 
-@settings(max_examples=300)
+@settings(max_examples=100)
 @given(value=json_values, cut=st.integers(min_value=0, max_value=200),
        junk=st.binary(max_size=3))
 def test_damaged_documents_fail_or_decode_as_json_loads_does(

@@ -38,6 +38,8 @@ from kubenb.errors import ApiError, Conflict, NotFound
 from kubenb.server.churn import Churn
 from tests.helpers import wait_until
 
+pytestmark = pytest.mark.slow
+
 NS = "default"
 
 

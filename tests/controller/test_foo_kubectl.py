@@ -67,6 +67,7 @@ def terminal(tmp_path: Path) -> Iterator[tuple[Kubectl, Path]]:
     assert not thread.is_alive()
 
 
+@pytest.mark.slow
 def test_kubectl_drives_the_foo_controller(terminal: tuple[Kubectl, Path]) -> None:
     kubectl, manifests = terminal
     kubectl("apply", "-f", str(manifests / "foo-crd.yaml"))

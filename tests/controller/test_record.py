@@ -122,6 +122,7 @@ def test_references_and_event_types_are_checked(cluster: Cluster, broadcaster,
         recorder.event(configmap, "Info", "Synced", "x")
 
 
+@pytest.mark.slow
 def test_kubectl_describe_shows_the_events(cluster: Cluster, broadcaster, configmap) -> None:
     if shutil.which("kubectl") is None:
         pytest.skip("kubectl is not installed")

@@ -65,6 +65,7 @@ def _start_like_repo2docker(front_end: str, config_dir: Path, tmp: Path, port: i
                             stderr=subprocess.DEVNULL)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize(("front_end", "module", "landing"), [
     ("lab", "jupyterlab", "/lab/tree/notebooks/01_tour.ipynb"),

@@ -44,6 +44,9 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 TONE_COLOURS = {"ok": "rgb(46, 125, 50)", "warn": "rgb(178, 106, 0)",
                 "bad": "rgb(198, 40, 40)", "done": "rgb(117, 117, 117)"}
 
+# One JupyterLab (the module's `lab`) serves every test here, on one worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
+
 if CHROMIUM is None:
     pytest.skip("no `chromium` on PATH (apt-get install chromium; .ci/run does)",
                 allow_module_level=True)

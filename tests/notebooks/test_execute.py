@@ -53,12 +53,20 @@ def test_notebook_is_committed_with_outputs_cleared(path: Path) -> None:
     nbformat.validate(nbformat.reads(path.read_text(), as_version=4))
 
 
+# The executed copies, by notebook name and kubeconfig: test_05 reads 05's instead of
+# running it again (the "notebooks" group keeps both tests on one worker, in this order).
+EXECUTED: dict[tuple[str, Path], Path] = {}
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("notebooks")
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("path", ALL, ids=[p.stem for p in ALL])
 def test_notebook_executes_top_to_bottom(path: Path, tmp_path: Path,
                                          cluster_kubeconfig: Path) -> None:
     run = execute_notebook(path, tmp_path, timeout=120, env=notebook_env(cluster_kubeconfig))
     assert run.ok, f"{path.name} failed:\n{run.error}"
+    EXECUTED[path.name, cluster_kubeconfig] = run.executed
     executed = nbformat.read(run.executed, as_version=4)
     code = [c for c in executed["cells"] if c["cell_type"] == "code"]
     assert all(c["execution_count"] for c in code), "a cell was not executed"
@@ -68,15 +76,20 @@ def test_notebook_executes_top_to_bottom(path: Path, tmp_path: Path,
     assert "all kubenb threads stopped" in _text(executed)
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("notebooks")
 @pytest.mark.timeout(120)
 def test_05_reads_the_cluster_its_kubeconfig_names(tmp_path: Path,
                                                    cluster_kubeconfig: Path) -> None:
-    run = execute_notebook(NOTEBOOKS / "05_real_cluster.ipynb", tmp_path, timeout=60,
-                           env=notebook_env(cluster_kubeconfig))
-    assert run.ok, run.error
-    text = _text(nbformat.read(run.executed, as_version=4))
+    executed = EXECUTED.get(("05_real_cluster.ipynb", cluster_kubeconfig))
+    if executed is None:  # run on its own
+        run = execute_notebook(NOTEBOOKS / "05_real_cluster.ipynb", tmp_path, timeout=60,
+                               env=notebook_env(cluster_kubeconfig))
+        assert run.ok, run.error
+        executed = run.executed
+    text = _text(nbformat.read(executed, as_version=4))
     assert f"connected with {cluster_kubeconfig}" in text
     assert f"{RUNNING_PODS + PENDING_PODS} pods cached" in text
     assert f"{PENDING_PODS} of {RUNNING_PODS + PENDING_PODS} pods are not Running" in text
     assert "https://127.0.0.1:" in text                      # TLS, as the kubeconfig says
-    assert "notebook-test-token" not in run.executed.read_text()  # never shown
+    assert "notebook-test-token" not in executed.read_text()  # never shown

@@ -77,6 +77,7 @@ def test_liveframe_equals_the_informer_cache_after_churn(seed: int) -> None:
             frame.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_liveframe_equals_the_cache_over_http_with_the_embedded_server(seed: int) -> None:
     clock = FakeClock()

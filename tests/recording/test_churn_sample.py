@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from kubenb.recording import Recording
 from tests.recording import make_churn_recording as churn
 from tests.recording.support import assert_replayed, replay_through_informers
@@ -16,6 +18,7 @@ def _faults(rec: Recording) -> list[tuple[float, str, object]]:
             if e.op in ("end", "error")]
 
 
+@pytest.mark.slow
 def test_the_script_records_a_minute_with_a_dropped_watch_and_a_410(tmp_path: Path) -> None:
     rec = Recording.read(churn.write(tmp_path / "churn.jsonl.gz", seconds=45))
     assert rec.complete and rec.duration == 45.0

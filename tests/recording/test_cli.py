@@ -8,9 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from kubenb.recording import Recording
 from kubenb.server import EmbeddedServer
 from tests.helpers import wait_until
+
+pytestmark = pytest.mark.slow  # each test runs `python -m kubenb record`
 
 
 def _record(*args: str) -> subprocess.Popen[str]:

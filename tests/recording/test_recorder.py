@@ -199,6 +199,7 @@ def test_secret_data_never_reaches_the_file_unless_asked(tmp_path: Path) -> None
             assert json.loads(raw.splitlines()[0])["redaction"]["secrets"] is True
 
 
+@pytest.mark.slow
 def test_errors_and_ends_of_watches_are_recorded(tmp_path: Path) -> None:
     """A dropped watch shows as its end and a resume (no list); a 500 on the resume as an
     error, then the relist the Reflector makes."""
@@ -319,6 +320,7 @@ def _create_big_configmaps(cluster: kubenb.Cluster, n: int) -> list[str]:
     return [f"default/c{i:02d}" for i in range(n)]
 
 
+@pytest.mark.slow
 def test_a_writer_that_cannot_keep_up_holds_the_informer_back_and_loses_nothing(
         tmp_path: Path) -> None:
     """Backpressure: with the queue full the informer's thread waits for the writer,

@@ -135,7 +135,8 @@ OPS = st.one_of(
 )
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@pytest.mark.slow
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
 @given(first_rv=st.integers(10, 10_000),
        initial=st.lists(st.tuples(NAMES, VALUES), max_size=4),
        ops=st.lists(OPS, min_size=1, max_size=25))
@@ -174,6 +175,7 @@ def test_drops_and_410s_replay_as_such(tmp_path: Path) -> None:
     assert set(run.caches[0]) == {"default/a", "default/c", "default/z"}
 
 
+@pytest.mark.slow
 def test_a_real_informers_recording_replays_exactly(tmp_path: Path) -> None:
     """Record an informer over the embedded server (writes, a dropped watch, a 410 and a
     relist, periodic bookmarks), then replay that file and compare."""
@@ -459,9 +461,10 @@ def _record_live(path: Path, steps: list[str]) -> dict[str, int]:
     return made
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck),
+@pytest.mark.slow
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck),
           phases=[Phase.explicit, Phase.reuse, Phase.generate])  # no slow shrinking
-@example(steps=["gone", "fail", "drop", "update", "delete"])
+@example(steps=["gone", "fail", "drop", "update", "delete"])  # every fault, always
 @given(steps=STEPS)
 def test_faults_while_recording_are_in_the_file_and_replay_as_such(
         tmp_path_factory: pytest.TempPathFactory, steps: list[str]) -> None:

@@ -54,6 +54,7 @@ def test_legacy_resource_lists_are_the_real_servers(api: Api, path: str, fixture
     assert api.get(path).json() == real
 
 
+@pytest.mark.slow
 @needs_kubectl
 def test_kubectl_gets_every_listable_resource(kubectl: Kubectl) -> None:
     names = kubectl("api-resources", "--verbs=list", "-o", "name").stdout.split()
@@ -70,6 +71,7 @@ def test_kubectl_gets_every_listable_resource(kubectl: Kubectl) -> None:
 # -- reviews ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @needs_kubectl
 def test_kubectl_auth_whoami_and_can_i(kubectl: Kubectl) -> None:
     whoami = kubectl("auth", "whoami", "-o", "json").stdout
@@ -128,6 +130,7 @@ def test_token_reviews_know_the_servers_token() -> None:
 # -- pod subresources ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @needs_kubectl
 def test_logs_exec_attach_say_there_is_no_container_runtime(kubectl: Kubectl,
                                                            api: Api) -> None:
@@ -210,6 +213,7 @@ def test_component_statuses_and_tokens(api: Api) -> None:
 # -- OpenAPI and kubectl explain -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 @needs_kubectl
 def test_kubectl_explain(kubectl: Kubectl) -> None:
     spec = kubectl("explain", "pods.spec").stdout
@@ -237,6 +241,7 @@ def test_openapi_documents(api: Api) -> None:
         assert ref.split('"', 1)[0] in schemas  # every reference resolves
 
 
+@pytest.mark.slow
 @needs_kubectl
 def test_client_side_apply_merges_lists_by_key(kubectl: Kubectl, api: Api) -> None:
     manifest = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},

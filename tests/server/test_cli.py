@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PODS = "/api/v1/namespaces/default/pods"
 CM = "/api/v1/namespaces/default/configmaps"
 
+pytestmark = pytest.mark.slow  # each test runs `python -m kubenb serve`
+
 
 @contextmanager
 def serve(*flags: str) -> Iterator[tuple[subprocess.Popen[str], str]]:

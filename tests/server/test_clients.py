@@ -16,6 +16,8 @@ kubernetes = pytest.importorskip("kubernetes")
 from kubernetes import client, config, watch  # noqa: E402
 from kubernetes.client.rest import ApiException  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the official client and kubectl, end to end
+
 
 @pytest.fixture
 def core(server: EmbeddedServer) -> Iterator[client.CoreV1Api]:

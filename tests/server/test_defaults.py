@@ -226,6 +226,7 @@ def test_secret_string_data_is_merged_into_data(api: Api) -> None:
 # -- real clients ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @needs_kubectl
 def test_kubectl_apply_and_get_see_the_defaults(server: EmbeddedServer, tmp_path: Path) -> None:
     kubectl = Kubectl(server.kubeconfig_path, tmp_path / "cache")

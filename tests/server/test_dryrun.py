@@ -407,6 +407,7 @@ data:
 """
 
 
+@pytest.mark.slow
 @needs_kubectl
 def test_kubectl_apply_and_create_dry_run_server_store_nothing(
         server: EmbeddedServer, api: Api, tmp_path: Path) -> None:
@@ -431,6 +432,7 @@ def test_kubectl_apply_and_create_dry_run_server_store_nothing(
     check()
 
 
+@pytest.mark.slow
 @needs_kubectl
 def test_kubectl_delete_dry_run_server_keeps_the_object(
         server: EmbeddedServer, api: Api, tmp_path: Path) -> None:

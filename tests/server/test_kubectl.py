@@ -13,7 +13,7 @@ from kubenb.server import EmbeddedServer
 from tests.helpers import Kubectl, needs_kubectl, wait_until
 from tests.server.conftest import Api
 
-pytestmark = needs_kubectl
+pytestmark = [needs_kubectl, pytest.mark.slow]  # a kubectl process per call
 
 MANIFEST = """\
 apiVersion: v1

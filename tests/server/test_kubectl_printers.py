@@ -15,7 +15,7 @@ import pytest
 from kubenb.server import EmbeddedServer
 from tests.helpers import Kubectl, needs_kubectl
 
-pytestmark = needs_kubectl
+pytestmark = [needs_kubectl, pytest.mark.slow]  # a kubectl process per call
 
 NS = {"namespace": "default"}
 TEMPLATE = {"spec": {"restartPolicy": "Never",

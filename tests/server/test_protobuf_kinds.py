@@ -15,7 +15,7 @@ from kubenb.server.protobuf import ProtobufError, UnsupportedKind, decode, frame
 from tests.helpers import Kubectl, needs_kubectl
 from tests.server.conftest import Api
 
-pytestmark = needs_kubectl
+pytestmark = [needs_kubectl, pytest.mark.slow]  # a kubectl process per call
 
 IMPERATIVE = [
     ("deployment", ["create", "deployment", "web", "--image=nginx:1.27", "--replicas=3",

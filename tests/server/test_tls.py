@@ -164,6 +164,7 @@ def test_bad_certificate_files_name_the_file_not_the_key(tmp_path: Path) -> None
     assert "PRIVATE" not in repr(tls.generate_self_signed())
 
 
+@pytest.mark.slow
 def test_kubectl_over_tls_with_token(tls_server: EmbeddedServer) -> None:
     if shutil.which("kubectl") is None:
         pytest.skip("kubectl is not installed")
@@ -230,6 +231,7 @@ def test_plain_http_to_a_tls_port_fails_cleanly_and_stop_joins(tls_server: Embed
     assert_no_new_threads(before)
 
 
+@pytest.mark.slow
 def test_tls_without_token_needs_no_prompt() -> None:
     with EmbeddedServer(tls=True) as srv:
         config = yaml.safe_load(Path(srv.kubeconfig_path).read_text())

@@ -75,6 +75,7 @@ def test_events_are_one_json_object_per_line(api: Api) -> None:
     assert b"\\u003ctag\\u003e" in lines[0]
 
 
+@pytest.mark.slow
 def test_timeout_ends_the_stream_cleanly(api: Api, server: EmbeddedServer) -> None:
     """The stream stays open (an event written meanwhile arrives), then ends by itself at
     timeoutSeconds with a clean end of the chunked body."""

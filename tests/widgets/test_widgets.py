@@ -301,6 +301,7 @@ def test_pipeline_view_boxes_follow_every_stage(cluster) -> None:
         queue.shut_down()
 
 
+@pytest.mark.slow
 def test_pipeline_view_shows_the_reflector_healing_after_a_compaction(cluster) -> None:
     """Compact + drop watches: the Reflector's resume gets 410 Gone, it relists, and the
     box counts the 410 and the relist."""
