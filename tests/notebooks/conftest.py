@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +19,28 @@ NOTEBOOKS = ROOT / "notebooks"
 
 RUNNING_PODS = 12
 PENDING_PODS = 3
+
+
+def skip_without(*modules: str) -> None:
+    """Skip the calling test module unless every one of `modules` is installed (the
+    notebook extra), without importing them."""
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)}, in the notebook extra: "
+                    "pip install -e '.[notebook]'", allow_module_level=True)
+
+
+class LazyModule:
+    """A module imported on its first attribute read. nbformat's import (jsonschema's)
+    takes seconds, which collecting these tests in every xdist worker would pay."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("_"):  # pytest's collection probes for markers: not an import
+            raise AttributeError(attr)
+        return getattr(importlib.import_module(self._name), attr)
 
 
 @pytest.fixture(autouse=True)

@@ -18,6 +18,7 @@ without chromium, playwright or jupyterlab; `.ci/run` installs all three.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import secrets
@@ -53,7 +54,10 @@ if CHROMIUM is None:
 sync_api = pytest.importorskip("playwright.sync_api",
                                reason="playwright's Python client is missing "
                                       "(pip install playwright; .ci/run does)")
-pytest.importorskip("jupyterlab", reason="needs the notebook extra: pip install -e '.[notebook]'")
+# Looked up, not imported: JupyterLab runs in its own process, and importing it here would
+# cost every xdist worker seconds at collection.
+if importlib.util.find_spec("jupyterlab") is None:
+    pytest.skip("needs the notebook extra: pip install -e '.[notebook]'", allow_module_level=True)
 
 JS_KERNEL_STATUS = """() => {
   const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from kubenb import cli
-from tests.notebooks.conftest import ROOT
+from tests.notebooks.conftest import ROOT, LazyModule, skip_without
 
-nbformat = pytest.importorskip("nbformat")
-pytest.importorskip("nbclient", reason="needs the notebook extra: pip install -e '.[notebook]'")
+skip_without("nbformat", "nbclient")
+nbformat = LazyModule("nbformat")
 
 
 def _notebook(path: Path, *sources: str) -> Path:

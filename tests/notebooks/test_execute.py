@@ -12,11 +12,16 @@ from pathlib import Path
 import pytest
 
 from kubenb.cli import execute_notebook, find_notebooks, notebook_env
-from tests.notebooks.conftest import NOTEBOOKS, PENDING_PODS, RUNNING_PODS
+from tests.notebooks.conftest import (
+    NOTEBOOKS,
+    PENDING_PODS,
+    RUNNING_PODS,
+    LazyModule,
+    skip_without,
+)
 
-pytest.importorskip("nbclient", reason="needs the notebook extra: pip install -e '.[notebook]'")
-pytest.importorskip("ipykernel", reason="needs the notebook extra: pip install -e '.[notebook]'")
-nbformat = pytest.importorskip("nbformat")
+skip_without("nbclient", "ipykernel", "nbformat")
+nbformat = LazyModule("nbformat")
 
 ALL = find_notebooks(NOTEBOOKS)
 EXPECTED = {"01_tour", "02_live_dataframes", "03_widgets", "04_prototype_controller",
