@@ -56,6 +56,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=late)  # stable: each tier keeps the files' order
 
 
+@pytest.fixture(autouse=True, scope="session")
+def kubectl_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """kubectl's discovery and HTTP caches (KUBECACHEDIR) in a folder of this worker's: the
+    user's ~/.kube/cache stays as it was, and no worker reads what another worker's server,
+    on a port since reused, left there. A test's own --cache-dir still wins."""
+    env = pytest.MonkeyPatch()
+    env.setenv("KUBECACHEDIR", str(tmp_path_factory.mktemp("kube-cache")))
+    yield
+    env.undo()
+
+
 @pytest.fixture
 def server() -> Iterator[EmbeddedServer]:
     """A fresh embedded API server per test, over real HTTP on loopback; fast bookmarks
