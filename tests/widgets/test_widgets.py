@@ -157,7 +157,9 @@ def test_resource_table_of_pods_shows_kubectls_columns_coloured_by_status(cluste
             pod = api.get(name)
             pod["status"]["phase"] = phase
             api.update_status(pod)
-            wait_until(lambda phase=phase: phase in table.body.value, what=phase)
+            # one render sets the body, then the row count: wait for both
+            wait_until(lambda phase=phase: phase in table.body.value
+                       and "changed in the last batch" in table.row_count.value, what=phase)
             assert _status_of(table, f"default/{name}")[0] == tone
             marked = re.findall(r'class="kubenb-row kubenb-row-changed" data-key="([^"]+)"',
                                 table.body.value)
