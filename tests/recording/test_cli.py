@@ -20,7 +20,8 @@ pytestmark = pytest.mark.slow  # each test runs `python -m kubenb record`
 def _record(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "kubenb", "record", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            env={**os.environ, "PYTHONUNBUFFERED": "1",
+                                 "PYTHONFAULTHANDLER": "1"})  # SIGABRT prints every stack
 
 
 def test_record_until_max_events(tmp_path: Path, server: EmbeddedServer) -> None:
@@ -58,7 +59,13 @@ def test_ctrl_c_closes_the_file_cleanly(tmp_path: Path, server: EmbeddedServer) 
         server.seed_objects(2, kind="pods", namespace="default")
         wait_until(lambda: len(Recording.read(path).entries) >= 6, 30, what="two events")
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(30) == 0
+        try:
+            assert proc.wait(30) == 0
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)
+            proc.wait(10)
+            raise AssertionError("Ctrl-C left the recorder running; its threads:\n"
+                                 + proc.stderr.read()[-8000:]) from None
         assert "stopped (stopped)" in proc.stderr.read()
     finally:
         if proc.poll() is None:
