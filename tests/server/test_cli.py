@@ -107,7 +107,8 @@ def test_serve_rejects_bad_instrument_flags() -> None:
 
 def test_cli_serve_prints_url_writes_kubeconfig_and_stops(tmp_path: Path) -> None:
     out = tmp_path / "kc.yaml"
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               PYTHONFAULTHANDLER="1")  # SIGABRT prints every thread's stack
     proc = subprocess.Popen(
         [sys.executable, "-m", "kubenb", "serve", "--port", "0", "--token", "t0k",
          "--kubeconfig-out", str(out)],
@@ -129,9 +130,9 @@ def test_cli_serve_prints_url_writes_kubeconfig_and_stops(tmp_path: Path) -> Non
     finally:
         proc.send_signal(signal.SIGINT)
         try:
-            proc.wait(10)
+            proc.wait(30)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
+            proc.send_signal(signal.SIGABRT)
+            proc.wait(10)
+    assert proc.returncode == 0, proc.stderr.read()[-8000:] if proc.stderr else ""
 
