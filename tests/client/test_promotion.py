@@ -100,7 +100,9 @@ def test_promotion_is_skipped_when_the_program_froze_objects(switched_on: None) 
         frozen = gc.get_freeze_count()
         assert frozen > 0
         assert not promote_young()
-        assert gc.get_freeze_count() == frozen  # not thawed
+        # Not thawed (that would empty the permanent generation). Other threads of the
+        # process (pytest-xdist's own) may free a few frozen objects meanwhile.
+        assert gc.get_freeze_count() > frozen // 2
     finally:
         gc.unfreeze()
 
