@@ -144,7 +144,8 @@ class EventLog:
         new = batch.get("events") or []
         with self._lock:
             self.entries.extend(new)
-            self.total += len(new)
+            if new:  # merged batches keep only the newest lines: count by sequence number
+                self.total = max(self.total, new[-1].seq)
         self.render()
 
     def visible(self) -> list[LogEntry]:
