@@ -36,7 +36,7 @@ import yaml
 from kubenb.client.auth import Auth, BasicAuth, ExecAuth, TokenAuth, TokenFileAuth
 from kubenb.client.transport import write_private_file
 from kubenb.errors import KubeConfigError
-from kubenb.redact import redact_url
+from kubenb.redact import redact_url, split_url_credentials
 
 __all__ = [
     "INCLUSTER_ROOT",
@@ -78,7 +78,12 @@ class Config:
     timeout: float | tuple[float, float] = (10, 60)
 
     def __post_init__(self) -> None:
-        self.server = self.server.rstrip("/")
+        # A user:password in the URL is a credential, not part of the address: it becomes
+        # basic auth (as Go's net/http sends it) unless the user names other credentials,
+        # so `server`, its repr and every message built from it never carry the password.
+        self.server, url_credentials = split_url_credentials(self.server.rstrip("/"))
+        if url_credentials is not None and self.auth is None:
+            self.auth = BasicAuth(*url_credentials)
         if self.ca_data is not None and self.ca_file is None:
             self.ca_file = write_private_file(self.ca_data, ".crt")
 

@@ -14,7 +14,6 @@ server URL is sent as basic auth and never kept in a URL, so no message shows it
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
 import random
@@ -26,6 +25,7 @@ from urllib.parse import unquote
 
 import requests
 
+from kubenb.client.auth import BasicAuth
 from kubenb.client.transport import user_agent as transport_user_agent
 from kubenb.clock import Clock, RealClock
 from kubenb.errors import (
@@ -76,9 +76,10 @@ class RESTClient:
         self.config = config
         # The URL requests go to has no user:password part: those are sent as basic auth
         # (when no other credentials are configured), so no response URL, exception or
-        # repr that quotes a request URL can carry the password.
-        self.server, self._url_credentials = split_url_credentials(
-            str(config.server).rstrip("/"))
+        # repr that quotes a request URL can carry the password. A `Config` has already
+        # done this; a config-like object of another kind may not have.
+        self.server, url_credentials = split_url_credentials(str(config.server).rstrip("/"))
+        self._url_auth = BasicAuth(*url_credentials) if url_credentials else None
         self.max_retries = max_retries
         self.retry_backoff = retry_backoff
         self.max_retry_after = max_retry_after
@@ -137,8 +138,8 @@ class RESTClient:
             auth = getattr(self.config, "auth", None)
             if auth is not None:
                 auth.apply(headers)
-            if self._url_credentials is not None and "Authorization" not in headers:
-                headers["Authorization"] = _basic(*self._url_credentials)
+            if self._url_auth is not None and "Authorization" not in headers:
+                self._url_auth.apply(headers)
             try:
                 resp = self.session.request(method, url, params=params, data=data,
                                             headers=headers, stream=True,
@@ -311,10 +312,6 @@ def _json_problem(err: ValueError) -> str:
     if isinstance(err, json.JSONDecodeError):
         return f"{err.msg} at line {err.lineno}, column {err.colno}"
     return type(err).__name__
-
-
-def _basic(user: str, password: str) -> str:
-    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
 
 
 _ERRNO = re.compile(r"\[Errno -?\d+\] [^\"')(]+")

@@ -339,8 +339,8 @@ def test_server_keeps_a_path_prefix_and_drops_the_trailing_slash():
 
 def test_credentials_in_a_server_url_are_not_shown():
     config = config_from_dict(_simple(server="https://admin:s3cr3t-in-url@k.example:6443"))
-    assert repr(config) == ("Config(server='https://<redacted>@k.example:6443', context='c', "
-                            "namespace='default', auth='none')")
+    assert repr(config) == ("Config(server='https://k.example:6443', context='c', "
+                            "namespace='default', auth='basic')")
     with pytest.raises(KubeConfigError) as info:
         config_from_dict(_simple(server="https://admin:s3cr3t-in-url@k.example:bad"))
     assert "'https://<redacted>@k.example' has an invalid port" in str(info.value)
