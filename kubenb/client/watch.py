@@ -71,6 +71,9 @@ def event_from_frame(frame: Any, line: bytes | str = b"") -> WatchEvent:
     kind = frame["type"]
     obj = frame.get("object")
     if kind in EVENT_TYPES and isinstance(obj, dict):
+        meta = obj.get("metadata")
+        if meta is not None and not (isinstance(meta, dict) and _meta_strings_ok(meta)):
+            raise WatchDecodeError(_malformed_metadata(kind, meta, line))
         return WatchEvent(kind, obj)
     if kind == "ERROR":
         if isinstance(obj, dict) and obj.get("kind") == "Status":
@@ -81,6 +84,28 @@ def event_from_frame(frame: Any, line: bytes | str = b"") -> WatchEvent:
         raise WatchDecodeError(f"watch event {kind} has no object (frame starts "
                                f"{_preview(line)})")
     raise WatchDecodeError(f"got invalid watch event type: {kind}")
+
+
+_META_STRINGS = ("name", "namespace", "resourceVersion", "uid")
+
+
+def _meta_strings_ok(meta: dict[str, Any]) -> bool:
+    """Every identity field that is present is a string (what a Go client's decode of
+    ObjectMeta demands; the cache keys and resourceVersions are built from them)."""
+    return all(isinstance(meta.get(f), str | None) for f in _META_STRINGS)
+
+
+def _malformed_metadata(kind: str, meta: Any, line: bytes | str) -> str:
+    """Which part of the object's metadata is not what an ObjectMeta can be."""
+    if not isinstance(meta, dict):
+        what, got = "`metadata`", type(meta).__name__
+        expected = "an object"
+    else:
+        field = next(f for f in _META_STRINGS if not isinstance(meta.get(f), str | None))
+        what, got = f"`metadata.{field}`", type(meta[field]).__name__
+        expected = "a string"
+    return (f"{what} of a watch event ({kind}) is a {got}, expected {expected} "
+            f"(frame starts {_preview(line)})")
 
 
 def _preview(line: bytes | str, limit: int = 120) -> str:

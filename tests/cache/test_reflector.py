@@ -14,6 +14,7 @@ stopping in the middle of a request are seen as a cluster would cause them.
 from __future__ import annotations
 
 import base64
+import json
 import logging
 import random
 import threading
@@ -1168,3 +1169,50 @@ def test_factory_shutdown_aborts_a_list_the_server_delays(server: EmbeddedServer
     server.faults.clear()
     # The shared client's pool is still good after the abort.
     assert dynamic.resource("v1", "configmaps").namespace("default").list()["items"] == []
+
+
+# -- a watch event whose metadata is not an object ---------------------------------------------
+
+
+def test_an_event_whose_metadata_is_not_an_object_is_named_and_the_informer_relists(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """`metadata` a string: the Reflector says which field of which watch is malformed,
+    keeps its cache as it was, and relists, as for any other malformed stream."""
+    before = set(threading.enumerate())
+    lists: list[int] = []
+
+    def cm(name: str, rv: str) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": name, "namespace": "default", "resourceVersion": rv}}
+
+    def answer(path: str, query: dict[str, str]) -> Answer:
+        if query.get("watch") != "true":
+            lists.append(1)
+            items = [cm("a", "5")] + ([cm("c", "7")] if len(lists) > 1 else [])
+            return json_answer({"kind": "ConfigMapList", "apiVersion": "v1",
+                                "metadata": {"resourceVersion": str(5 + 2 * len(lists))},
+                                "items": items})
+        if len(lists) == 1:
+            bad = {"type": "ADDED", "object": {"apiVersion": "v1", "kind": "ConfigMap",
+                                               "metadata": "b"}}
+            return 200, "application/json", json.dumps(bad).encode() + b"\n"
+        return 200, "application/json", b""
+
+    with answering_server(answer) as (url, _), \
+            caplog.at_level(logging.INFO, logger="kubenb"):
+        rest = RESTClient(Config(server=url))
+        informer = SharedIndexInformer(
+            ListWatch.from_client(DynamicClient(rest).resource("v1", "configmaps")), name="c")
+        informer.start()
+        try:
+            wait_until(lambda: len(lists) >= 2 and "default/c" in informer.indexer.list_keys(),
+                       timeout=30, what="the informer to relist after the malformed event")
+            assert sorted(informer.indexer.list_keys()) == ["default/a", "default/c"]
+            assert not informer.is_stopped()
+        finally:
+            informer.stop()
+            rest.close()
+    assert ("watch of v1 configmaps in all namespaces ended with: `metadata` of a watch "
+            "event (ADDED) is a str, expected an object") in caplog.text, caplog.text
+    assert "has no attribute" not in caplog.text
+    assert_no_new_threads(before)

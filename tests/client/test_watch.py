@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from typing import Any
 
 import pytest
 import requests
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 
 from kubenb.client.dynamic import ResourceClient
 from kubenb.client.rest import RESTClient
-from kubenb.client.watch import Watch, WatchEvent, decode_event
+from kubenb.client.watch import Watch, WatchEvent, decode_event, event_from_frame
 from kubenb.errors import ApiError, Gone, ServerError, WatchDecodeError
 from kubenb.server import EmbeddedServer
 from tests import realapi
@@ -93,6 +94,19 @@ def test_malformed_frame_names_what_came() -> None:
         assert next(it).type == "ADDED"
         with pytest.raises(WatchDecodeError, match=r"unable to decode an event.*kind"):
             next(it)
+
+
+@pytest.mark.parametrize(("metadata", "message"), [
+    ("b", r"`metadata` of a watch event \(MODIFIED\) is a str, expected an object"),
+    ([1], r"`metadata` of a watch event \(MODIFIED\) is a list, expected an object"),
+    ({"name": 7}, r"`metadata.name` of a watch event \(MODIFIED\) is a int, expected a string"),
+    ({"name": "x", "resourceVersion": 12},
+     r"`metadata.resourceVersion` of a watch event \(MODIFIED\) is a int, expected a string"),
+])
+def test_metadata_that_no_object_meta_can_be_is_named(metadata: Any, message: str) -> None:
+    frame = {"type": "MODIFIED", "object": {"kind": "ConfigMap", "metadata": metadata}}
+    with pytest.raises(WatchDecodeError, match=message):
+        event_from_frame(frame, json.dumps(frame))
 
 
 def test_connection_cut_mid_frame_ends_quietly() -> None:
