@@ -237,6 +237,7 @@ class Cluster:
                          extra_columns=extra_columns, history=history, rate=rate,
                          name=f"frame-{info.group_resource}")
         self._views.append(view)
+        view.flush()  # the synced cache, whole, before the caller reads it
         return view
 
     def _printer_columns(self, info: ResourceInfo) -> list[dict[str, Any]] | None:

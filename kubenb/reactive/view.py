@@ -139,6 +139,7 @@ class ReactiveView(HasTraits):
         self.handler = FeedHandler(self._channel, key)
         self._registration: Any = None
         self._sync_stop = threading.Event()
+        self._sync_submitted = threading.Event()
         self._sync_thread: threading.Thread | None = None
         self._closed = False
 
@@ -171,6 +172,7 @@ class ReactiveView(HasTraits):
             synced = wait_for_cache_sync(self._sync_stop, has_synced)
         if synced:
             self._channel.submit(_SYNCED, True)
+            self._sync_submitted.set()
 
     def _publish(self, batch: dict[Any, Any]) -> None:
         synced = batch.pop(_SYNCED, None) is not None
@@ -186,10 +188,29 @@ class ReactiveView(HasTraits):
 
     # -- public --------------------------------------------------------------------------
 
-    def flush(self) -> int:
+    def flush(self, timeout: float = 10.0) -> int:
         """Apply what is pending now, on this thread (tests, or before reading a final
-        state); returns how many keys were applied. Normally the publisher does it."""
+        state); returns how many keys were applied. Normally the publisher does it.
+
+        A view made on an informer that has synced gets its first rows from the
+        informer's listener thread, a moment later: flush waits (up to `timeout`) for
+        that listener to hand over every object of the synced cache, so the view is
+        never short of it afterwards."""
+        self.wait_for_initial_list(timeout)
         return self._channel.flush()
+
+    def wait_for_initial_list(self, timeout: float = 10.0) -> bool:
+        """When the informer has synced, wait until this view's handler has been given
+        every object of its cache (client-go's registration HasSynced); True once it
+        has, False if the informer has not synced yet or `timeout` passed."""
+        if self._sync_submitted.is_set():
+            return True
+        informer, registration = self.informer, self._registration
+        if informer is None or registration is None or self._closed:
+            return False
+        if not informer.has_synced() or self.publisher.on_publisher_thread():
+            return False
+        return self._sync_submitted.wait(timeout)
 
     def pending(self) -> int:
         """Keys waiting for the next batch."""

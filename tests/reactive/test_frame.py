@@ -375,3 +375,22 @@ def test_a_closed_frame_and_its_stopped_informer_are_freed_without_the_collector
         del frame, informer
         wait_until(lambda: frame_ref() is None and informer_ref() is None,
                    what="the closed frame and the stopped informer to be freed")
+
+
+def test_a_new_frame_holds_the_whole_synced_cache_when_made_and_after_flush() -> None:
+    """The first rows of a frame on a synced informer come on the informer's listener
+    thread; `cluster.frame` and `flush()` wait for that listener's initial adds, so a
+    frame never starts short of its cache."""
+    with kubenb.embedded(controllers=False) as cluster:
+        cluster.server.seed_objects(40, kind="pods", namespace="default")
+        cluster.informer("pods")  # the informer has synced before each frame is made
+        for _ in range(15):
+            frame = cluster.frame("pods", progress=False, rate=0.5)
+            assert len(frame.df) == 40
+            frame.close()
+        informer = cluster.informer("pods")
+        for _ in range(15):
+            view = LiveFrame(informer, rate=0.5)
+            view.flush()
+            assert len(view.df) == 40 and view.synced
+            view.close()
