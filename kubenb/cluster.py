@@ -31,7 +31,13 @@ from kubenb.client.discovery import DiscoveryClient, ResourceInfo, RESTMapper
 from kubenb.client.dynamic import DynamicClient, ResourceClient
 from kubenb.client.rest import RESTClient
 from kubenb.client.typed import Clientset
-from kubenb.errors import ApiError, BadRequest, CacheSyncTimeout, NoResourceMatchError
+from kubenb.errors import (
+    ApiError,
+    BadRequest,
+    CacheSyncTimeout,
+    Forbidden,
+    NoResourceMatchError,
+)
 from kubenb.fields import parse_field_selector
 from kubenb.labels import parse_label_selector, selector_string
 from kubenb.redact import redact_url
@@ -55,14 +61,23 @@ def _check_selectors(label_selector: Any, field_selector: Any) -> None:
 
 
 def _permanent(err: BaseException) -> ApiError | None:
-    """The 400 behind a failed first list (the Reflector wraps it in a ListError): a
-    request the server refuses as malformed will be refused on every retry."""
+    """The 400 or 403 behind a failed first list (the Reflector wraps it in a
+    ListError): a request the server refuses as malformed, or that the user may not
+    make, is refused the same way on every retry a notebook would wait for."""
     seen: BaseException | None = err
     for _ in range(8):  # a ListError wraps one level; a bound keeps a cycle harmless
-        if seen is None or isinstance(seen, BadRequest):
+        if seen is None or isinstance(seen, BadRequest | Forbidden):
             return seen
         seen = getattr(seen, "err", None) or seen.__cause__
     return None
+
+
+def _one_namespace_hint(info: Any, namespace: str | None) -> str:
+    """How to ask for less when a watch of every namespace is refused."""
+    if not info.namespaced or namespace is not None:
+        return ""
+    return (f"the informer watches {info.resource} in all namespaces; to watch one, pass "
+            f"namespace=..., e.g. cluster.frame({info.resource!r}, namespace='default')")
 
 
 class _FirstListWatcher:
@@ -84,11 +99,12 @@ class _FirstListWatcher:
                 self.failed.set()
         (self.previous or default_watch_error_handler)(reflector, err)
 
-    def raise_if_failed(self) -> None:
+    def raise_if_failed(self, hint: str = "") -> None:
         err = self.error
         if err is None:
             return
-        fresh = type(err)(err.status, err.reason, err.message, err.body)
+        message = f"{err.message}; {hint}" if hint and isinstance(err, Forbidden) else err.message
+        fresh = type(err)(err.status, err.reason, message, err.body)
         fresh.request_info = err.request_info
         raise fresh from err
 
@@ -150,9 +166,10 @@ class Cluster:
         `cpu_affinity=True` keeps its threads on one CPU (docs/informers.md).
 
         A selector that does not parse raises `SelectorError` before anything starts; a
-        first list the server refuses with 400 (a field it cannot select on) raises that
-        `BadRequest` at once. Otherwise raises `CacheSyncTimeout` (with the Reflector's
-        last error, e.g. a 403) when the first list does not complete within `timeout`
+        first list the server refuses with 400 (a field it cannot select on) or 403 (the
+        user may not list there; the error says how to ask for one namespace) raises that
+        `BadRequest` or `Forbidden` at once. Otherwise raises `CacheSyncTimeout` (with the
+        Reflector's last error) when the first list does not complete within `timeout`
         seconds.
         """
         _check_selectors(label_selector, field_selector)
@@ -172,7 +189,7 @@ class Cluster:
                 # so it does not retry until the cluster closes (asking again starts anew).
                 self._first_lists.pop(id(informer), None)
                 self.factory.remove(informer)
-                watcher.raise_if_failed()
+                watcher.raise_if_failed(_one_namespace_hint(info, namespace))
             if not synced:
                 error = informer.stats()["reflector"].get("last_error") or "no error reported"
                 raise CacheSyncTimeout(

@@ -12,7 +12,14 @@ import yaml
 
 import kubenb
 from kubenb.cluster import CacheSyncTimeout, Cluster
-from kubenb.errors import BadRequest, NoResourceMatchError, NotFound, SelectorError, Unauthorized
+from kubenb.errors import (
+    BadRequest,
+    Forbidden,
+    NoResourceMatchError,
+    NotFound,
+    SelectorError,
+    Unauthorized,
+)
 from kubenb.server import EmbeddedServer
 from tests.helpers import assert_no_new_threads, wait_until
 
@@ -175,6 +182,30 @@ def test_a_first_list_refused_with_400_fails_at_once_with_the_servers_message(
     with pytest.raises(BadRequest):  # asking again does not wait either
         cluster.informer("configmaps", field_selector="spec.foo=x", timeout=30)
     assert cluster.factory.informers() == {}
+
+
+def test_a_first_list_refused_with_403_fails_at_once_saying_how_to_ask_for_less(
+        cluster: Cluster) -> None:
+    """A user allowed one namespace: a frame of all namespaces raises the server's
+    Forbidden at once (not CacheSyncTimeout after 60 s), and one namespace works."""
+    cluster.server.faults.fail(verb="list", code=403, resource="configmaps", user="jane")
+    cluster.server.faults.fail(verb="watch", code=403, resource="configmaps", user="jane")
+    with pytest.raises(Forbidden) as info:
+        cluster.frame("configmaps", progress=False, timeout=60)
+    err = info.value
+    assert err.status == 403 and err.reason == "Forbidden"
+    assert err.message.startswith('configmaps is forbidden: User "jane" cannot list resource '
+                                  '"configmaps" in API group "" at the cluster scope; ')
+    assert "namespace=" in err.message and "cluster.frame('configmaps', namespace=" in str(err)
+    assert cluster.factory.informers() == {}  # forgotten: it does not retry until close
+    cluster.server.faults.clear()
+    cluster.server.faults.fail(verb="list", code=403, resource="configmaps", count=1)
+    with pytest.raises(Forbidden) as info:  # one namespace: refused, without the hint
+        cluster.informer("configmaps", namespace="default", timeout=60)
+    assert "in the namespace \"default\"" in str(info.value)
+    assert "namespace=..." not in str(info.value)
+    frame = cluster.frame("configmaps", namespace="default", progress=False)
+    assert len(frame.df) == len(cluster.resource("cm").list()["items"])
 
 
 def test_a_valid_selector_still_syncs(cluster: Cluster) -> None:

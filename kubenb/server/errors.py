@@ -120,6 +120,18 @@ def namespace_terminating(plural: str, name: str, namespace: str, group: str = "
                 f"namespace {namespace} because it is being terminated", details)
 
 
+def forbidden(user: str, verb: str, plural: str, group: str = "", namespace: str | None = None,
+              name: str = "", subresource: str = "") -> StatusError:
+    """403 as the RBAC authorizer words it: who may not do what, and where (the
+    namespace, or "at the cluster scope")."""
+    target = f"{plural}/{subresource}" if subresource else plural
+    what = f'{_qualified(plural, group)} "{name}"' if name else _qualified(plural, group)
+    where = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
+    return _err(403, "Forbidden", f'{what} is forbidden: User "{user}" cannot {verb} '
+                f'resource "{target}" in API group "{group}" {where}',
+                _details(name, plural, group))
+
+
 def resource_not_found() -> StatusError:
     """404 for an unknown resource inside a known group-version."""
     return _err(404, "NotFound", "the server could not find the requested resource", {})

@@ -2,7 +2,7 @@
 
 A notebook (or a test) flips a switch and sees what a Reflector does about it: watches
 dropped, history compacted away (resumes get 410), a fraction of one verb failing with
-500 or 429 + Retry-After, slow answers, continue tokens expired. Failures are Status
+500, 429 + Retry-After or an RBAC-style 403, slow answers, continue tokens expired. Failures are Status
 bodies shaped like the real apiserver's, so clients take their real error paths.
 Discovery, health and /version are never touched, so clients can always connect.
 """
@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 VERBS = ("get", "list", "watch", "create", "update", "patch", "delete", "deletecollection")
-FAIL_CODES = (500, 429)
+FAIL_CODES = (500, 429, 403)
 _TOO_MANY_REQUESTS = "Too many requests, please try again later."
 _INJECTED_500 = "kubenb fault injection failed this request on purpose"
 
@@ -99,6 +99,7 @@ class FailRule:
     resource: str | None
     count: int | None  # fail at most this many (None: no limit)
     seed: int | None
+    user: str = "kubenb-user"  # who a 403 names
     injected: int = 0
     _rng: random.Random = field(default_factory=random.Random, repr=False, compare=False)
 
@@ -154,10 +155,11 @@ class Faults:
 
     def fail(self, verb: str | None = None, fraction: float = 1.0, code: int = 500,
              retry_after: int = 1, resource: str | None = None, count: int | None = None,
-             seed: int | None = None) -> FailRule:
+             seed: int | None = None, user: str = "kubenb-user") -> FailRule:
         """Fail `fraction` of the requests of `verb` (None: every verb) on `resource`
         (None: every resource; "pods", "deployments.apps" or "pods/status") with a 500
-        InternalError or a 429 TooManyRequests + Retry-After. `count` caps how many
+        InternalError, a 429 TooManyRequests + Retry-After, or a 403 Forbidden worded as
+        RBAC denies `user` (what a user with less than cluster-admin meets). `count` caps how many
         are failed; `seed` makes the random choice repeatable. Rules add up; the first
         that fires answers. Returns the rule (its `injected` counts failures)."""
         if verb is not None and verb not in VERBS:
@@ -166,13 +168,13 @@ class Faults:
         if not 0.0 <= fraction <= 1.0:
             raise FaultConfigError(f"fail(fraction={fraction!r}): must be between 0 and 1")
         if code not in FAIL_CODES:
-            raise FaultConfigError(f"fail(code={code!r}): must be 500 or 429")
+            raise FaultConfigError(f"fail(code={code!r}): must be 500, 429 or 403")
         if retry_after < 0:
             raise FaultConfigError(f"fail(retry_after={retry_after!r}): must be >= 0 seconds")
         if count is not None and count < 0:
             raise FaultConfigError(f"fail(count={count!r}): must be >= 0 (or None)")
         rule = FailRule(verb, float(fraction), code, int(retry_after), resource, count, seed,
-                        _rng=random.Random(seed))
+                        user=user, _rng=random.Random(seed))
         with self._lock:
             self._rules.append(rule)
         return rule
@@ -232,6 +234,7 @@ class Faults:
                 "failed": sum(self._failed_by_verb.values()),
                 "failed_500": self._stats["failed_500"],
                 "failed_429": self._stats["failed_429"],
+                "failed_403": self._stats["failed_403"],
                 "failed_by_verb": dict(self._failed_by_verb),
                 "delayed": self._stats["delayed"],
                 "delay_seconds": round(self._delay_total, 6),
@@ -252,7 +255,7 @@ class Faults:
         self._delay(info.verb)
         rule = self._pick(info)
         if rule is not None:
-            return self._failure(rule)
+            return self._failure(rule, info)
         if info.verb == "list" and request.params.get("continue"):
             return self._expired_continue(request.params)
         return None
@@ -279,7 +282,11 @@ class Faults:
         return None
 
     @staticmethod
-    def _failure(rule: FailRule) -> Response:
+    def _failure(rule: FailRule, info: RequestInfo) -> Response:
+        if rule.code == 403:
+            return status_response(errors.forbidden(
+                rule.user, info.verb, info.resource, info.group, info.namespace, info.name,
+                info.subresource))
         if rule.code == 429:
             err = errors.StatusError(errors.status_body(
                 429, "TooManyRequests", _TOO_MANY_REQUESTS,

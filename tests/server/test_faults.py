@@ -208,7 +208,7 @@ def test_bad_switch_arguments_raise_clear_errors(server: EmbeddedServer) -> None
         server.faults.fail(verb="lsit")
     with pytest.raises(FaultConfigError, match="fraction"):
         server.faults.fail(fraction=1.5)
-    with pytest.raises(FaultConfigError, match="500 or 429"):
+    with pytest.raises(FaultConfigError, match="500, 429 or 403"):
         server.faults.fail(code=503)
     with pytest.raises(KubenbError, match="seconds"):
         server.faults.latency(-1)
@@ -389,3 +389,20 @@ def test_expired_continue_seen_by_the_official_client(server: EmbeddedServer, ap
         kube.list_namespaced_config_map("default", limit=1, _continue=token)
     assert caught.value.status == 410
     assert json.loads(caught.value.body)["reason"] == "Expired"
+
+
+def test_a_403_fault_is_worded_as_rbac_words_a_denial() -> None:
+    """The real server's 403 (fixture errors/impersonated-user-forbidden-403), for the user
+    the rule names, the verb and the scope of each request."""
+    with EmbeddedServer() as server:
+        api = Api(server.url)
+        rule = server.faults.fail(verb="list", code=403, resource="pods", user="jane")
+        response = api.get("/api/v1/namespaces/kubenb-fixtures/pods")
+        assert response.status_code == 403
+        assert response.json() == fixture_body("errors/impersonated-user-forbidden-403.json")
+        cluster_wide = api.get("/api/v1/pods").json()
+        assert cluster_wide["message"] == ('pods is forbidden: User "jane" cannot list '
+                                           'resource "pods" in API group "" at the '
+                                           'cluster scope')
+        assert api.get("/api/v1/namespaces/default/configmaps").status_code == 200
+        assert rule.injected == 2 and server.faults.stats()["failed_403"] == 2
