@@ -7,6 +7,9 @@ server with a bearer token, so they take the same path as against a real cluster
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -98,3 +101,30 @@ def test_05_reads_the_cluster_its_kubeconfig_names(tmp_path: Path,
     assert f"{PENDING_PODS} of {RUNNING_PODS + PENDING_PODS} pods are not Running" in text
     assert "https://127.0.0.1:" in text                      # TLS, as the kubeconfig says
     assert "notebook-test-token" not in executed.read_text()  # never shown
+
+
+def _first_code_cell(path: Path) -> str:
+    nb = json.loads(path.read_text())
+    return "".join(next(c for c in nb["cells"] if c["cell_type"] == "code")["source"])
+
+
+@pytest.mark.parametrize("kubeconfig", ["missing", None])
+def test_05_never_passes_made_up_pods_off_as_the_cluster_asked_for(
+        tmp_path: Path, kubeconfig: str | None) -> None:
+    """A `$KUBECONFIG` that names no file is an error; with nothing configured at all the
+    embedded server stands in, and says so where it cannot be missed."""
+    code = _first_code_cell(NOTEBOOKS / "05_real_cluster.ipynb") + "\ncluster.close()\n"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("KUBECONFIG", "KUBERNETES_SERVICE_HOST")}
+    env["HOME"] = str(tmp_path)  # no ~/.kube/config
+    if kubeconfig is not None:
+        env["KUBECONFIG"] = str(tmp_path / "kubeconfig-with-a-typo")
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=120, cwd=tmp_path)
+    if kubeconfig is not None:
+        assert run.returncode != 0
+        assert "KubeConfigError" in run.stderr and "kubeconfig-with-a-typo" in run.stderr
+        assert "NOT YOUR CLUSTER" not in run.stdout
+    else:
+        assert run.returncode == 0, run.stderr
+        assert "NOT YOUR CLUSTER" in run.stdout
