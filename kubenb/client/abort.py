@@ -13,6 +13,12 @@ kubenb's sessions. `abort()` (from any thread) shuts those sockets down: the blo
 call fails at once with `RequestAborted`, and later requests in the scope fail
 before they are sent. A connection that went back to the pool belongs to whoever
 sends on it next, so aborting one scope never breaks another thread's request.
+
+What a request can block in, and how an abort ends each: reading an answer (the socket
+is shut down), a TCP connect to an address that does not answer (the connecting socket
+is known to the scope before it connects, and shutting it down wakes the connect), a TLS
+handshake with a silent peer (the handshake runs on that same TCP socket), and a retry's
+wait between attempts (`sleep_unless_aborted`).
 """
 
 from __future__ import annotations
@@ -24,8 +30,11 @@ from typing import Any
 
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import ConnectTimeoutError, NameResolutionError, NewConnectionError
 from urllib3.response import HTTPResponse
+from urllib3.util.connection import allowed_gai_family
 
+from kubenb.clock import Clock
 from kubenb.errors import RequestAborted
 
 __all__ = [
@@ -37,6 +46,7 @@ __all__ = [
     "RequestAborted",
     "current_scope",
     "install",
+    "sleep_unless_aborted",
 ]
 
 _local = threading.local()
@@ -50,6 +60,7 @@ class AbortScope:
         self.description = description
         self._connections: set[AbortableHTTPConnection] = set()
         self._aborted = False
+        self._aborted_event = threading.Event()  # wakes a retry's wait
         self._closed = False
         self._previous: AbortScope | None = None
 
@@ -83,13 +94,16 @@ class AbortScope:
             if self._closed:
                 return 0
             self._aborted = True
+            self._aborted_event.set()
             owned = [c for c in self._connections if c._kubenb_scope is self]
             for conn in owned:
                 conn._kubenb_shut = True
-                sock = conn.sock
-                if sock is not None:
-                    with contextlib.suppress(OSError):
-                        sock.shutdown(socket.SHUT_RDWR)
+                # The TCP socket too: while it connects or shakes hands, `conn.sock`
+                # is not set yet.
+                for sock in (conn.sock, conn._kubenb_tcp):
+                    if sock is not None:
+                        with contextlib.suppress(OSError):
+                            sock.shutdown(socket.SHUT_RDWR)
         return len(owned)
 
     def _error(self) -> RequestAborted:
@@ -102,14 +116,27 @@ def current_scope() -> AbortScope | None:
     return getattr(_local, "scope", None)
 
 
+def sleep_unless_aborted(clock: Clock, seconds: float) -> None:
+    """`clock.sleep(seconds)`, ended at once with `RequestAborted` when this thread's
+    scope is aborted (a retry waiting out a Retry-After: 30 of a stopped informer)."""
+    scope = current_scope()
+    if scope is None:
+        clock.sleep(seconds)
+        return
+    if clock.wait_event(scope._aborted_event, seconds) or scope.aborted:
+        raise scope._error()
+
+
 class AbortableHTTPConnection(HTTPConnection):
     """Registers itself with the sending thread's `AbortScope` for each request."""
 
     _kubenb_scope: AbortScope | None = None
     _kubenb_shut = False  # its socket was shut down by an abort
+    _kubenb_tcp: socket.socket | None = None  # the TCP socket, known before it connects
 
-    def request(self, method: str, url: str, body: Any = None,
-                headers: Any = None, **kwargs: Any) -> None:
+    def _claim(self) -> bool:
+        """Register with this thread's scope (raising if it was aborted); returns whether
+        an abort shut this connection's socket while it sat idle in the pool."""
         scope = current_scope()
         with _lock:
             stale = self._kubenb_shut
@@ -120,17 +147,78 @@ class AbortableHTTPConnection(HTTPConnection):
                     raise scope._error()
                 self._kubenb_scope = scope
                 scope._connections.add(self)
-        if stale:  # aborted while it was idle in the pool: start on a fresh socket
+        return stale
+
+    def _aborted_instead(self, err: BaseException) -> None:
+        """Raise `RequestAborted` for an error an abort caused."""
+        scope = self._kubenb_scope
+        if scope is not None and scope.aborted:
+            raise scope._error() from err
+
+    def connect(self) -> None:
+        # An HTTPS pool connects before it sends (urllib3's _validate_conn): the scope
+        # must know the connection from here on.
+        self._claim()
+        try:
+            super().connect()
+        except Exception as err:  # the connect or TLS handshake an abort cut short
+            self._aborted_instead(err)
+            raise
+
+    def request(self, method: str, url: str, body: Any = None,
+                headers: Any = None, **kwargs: Any) -> None:
+        if self._claim():  # aborted while it was idle in the pool: start on a fresh socket
             self.close()
-        super().request(method, url, body=body, headers=headers, **kwargs)
+        try:
+            super().request(method, url, body=body, headers=headers, **kwargs)
+        except Exception as err:
+            self._aborted_instead(err)
+            raise
+
+    def _new_conn(self) -> socket.socket:
+        """urllib3's connect, with the socket handed to the scope before it connects, so
+        an abort can shut it down mid-connect (or mid-handshake, which uses it next)."""
+        self._kubenb_tcp = None
+        scope = self._kubenb_scope
+        if scope is None:
+            return super()._new_conn()
+        try:
+            addresses = socket.getaddrinfo(self._dns_host.strip("[]"), self.port,
+                                           allowed_gai_family(), socket.SOCK_STREAM)
+        except socket.gaierror as err:
+            raise NameResolutionError(self.host, self, err) from err
+        last: OSError | None = None
+        for family, kind, proto, _, address in addresses:
+            sock = socket.socket(family, kind, proto)
+            try:
+                for option in self.socket_options or ():
+                    sock.setsockopt(*option)
+                if self.timeout is None or isinstance(self.timeout, int | float):
+                    sock.settimeout(self.timeout)
+                if self.source_address:
+                    sock.bind(self.source_address)
+                with _lock:
+                    if scope._aborted:
+                        raise scope._error()
+                    self._kubenb_tcp = sock
+                sock.connect(address)
+                return sock
+            except TimeoutError as err:
+                sock.close()
+                raise ConnectTimeoutError(self, f"Connection to {self.host} timed out. "
+                                                f"(connect timeout={self.timeout})") from err
+            except OSError as err:
+                sock.close()
+                if scope.aborted:
+                    raise scope._error() from err
+                last = err
+        raise NewConnectionError(self, f"Failed to establish a new connection: {last}")
 
     def getresponse(self) -> HTTPResponse:  # type: ignore[override]  # (as urllib3 does)
         try:
             return super().getresponse()
         except Exception as err:
-            scope = self._kubenb_scope
-            if scope is not None and scope.aborted:
-                raise scope._error() from err
+            self._aborted_instead(err)
             raise
 
 

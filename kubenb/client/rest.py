@@ -25,6 +25,7 @@ from urllib.parse import unquote
 
 import requests
 
+from kubenb.client.abort import sleep_unless_aborted
 from kubenb.client.auth import BasicAuth
 from kubenb.client.transport import user_agent as transport_user_agent
 from kubenb.clock import Clock, RealClock
@@ -204,7 +205,7 @@ class RESTClient:
             base = self.retry_backoff * (2 ** attempt)
             delay = base + self._random.uniform(0, base)
         log.debug("retrying in %.2fs after %s", delay, why)
-        self.clock.sleep(delay)
+        sleep_unless_aborted(self.clock, delay)
 
     # -- verbs -----------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ import base64
 import json
 import logging
 import random
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -1169,6 +1170,99 @@ def test_factory_shutdown_aborts_a_list_the_server_delays(server: EmbeddedServer
     server.faults.clear()
     # The shared client's pool is still good after the abort.
     assert dynamic.resource("v1", "configmaps").namespace("default").list()["items"] == []
+
+
+@contextmanager
+def _unanswered_connects() -> Iterator[str]:
+    """A loopback address whose TCP connects hang: a listener with a full backlog that
+    never accepts (Linux drops the SYNs, as a firewall that drops packets does)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    host, port = listener.getsockname()
+    fillers = []
+    for _ in range(3):
+        filler = socket.socket()
+        filler.settimeout(0.3)
+        try:
+            filler.connect((host, port))
+        except OSError:
+            pass
+        fillers.append(filler)
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        for sock in (*fillers, listener):
+            sock.close()
+
+
+@contextmanager
+def _silent_tls_peer() -> Iterator[str]:
+    """A loopback port that accepts TCP and never answers a TLS ClientHello."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    accepted: list[socket.socket] = []
+    done = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.05)
+        while not done.is_set():
+            try:
+                accepted.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, name="test-silent-tls-peer")
+    thread.start()
+    try:
+        host, port = listener.getsockname()
+        yield f"https://{host}:{port}"
+    finally:
+        done.set()
+        thread.join(5)
+        for sock in (*accepted, listener):
+            sock.close()
+
+
+@pytest.mark.parametrize("where", ["connect", "tls-handshake"])
+def test_stopping_an_informer_aborts_a_connect_or_handshake_in_progress(where: str) -> None:
+    """A connect to an address that does not answer, or a TLS handshake with a peer that
+    says nothing, runs to its 60 s timeout unless stopping aborts it."""
+    before = set(threading.enumerate())
+    peer = _unanswered_connects() if where == "connect" else _silent_tls_peer()
+    with peer as url:
+        rest = RESTClient(Config(server=url, insecure_skip_tls_verify=True, timeout=(60, 60)))
+        informer = SharedIndexInformer(
+            ListWatch.from_client(DynamicClient(rest).resource("v1", "configmaps")), name="c")
+        informer.start()
+        wait_until(lambda: informer.stats()["reflector"].get("lists", 0) == 1,
+                   what="the first list to be under way")
+        informer.stop()
+        stopped = set(threading.enumerate())
+        stats = informer.stats()["reflector"]
+        assert stats["state"] == "stopped" and stats.get("errors", 0) == 0
+        rest.close()
+    assert not [t for t in stopped - before if t.name.startswith("kubenb-")]
+    assert_no_new_threads(before, grace=5.0)
+
+
+def test_stopping_an_informer_aborts_the_wait_for_a_retry_after(
+        server: EmbeddedServer) -> None:
+    """A 429 with Retry-After: 30 makes the REST client wait 30 s before it retries;
+    stopping ends that wait at once."""
+    before = set(threading.enumerate())
+    rule = server.faults.fail(verb="list", code=429, retry_after=30)
+    rest = RESTClient(load_config(server.kubeconfig_path))
+    informer = SharedIndexInformer(
+        ListWatch.from_client(DynamicClient(rest).resource("v1", "configmaps")), name="c")
+    informer.start()
+    wait_until(lambda: rule.injected == 1, what="the first 429")
+    informer.stop()
+    assert_no_new_threads(before, grace=5.0)
+    assert rule.injected == 1  # no retry was sent after the stop
+    assert informer.stats()["reflector"].get("errors", 0) == 0
+    rest.close()
 
 
 # -- a watch event whose metadata is not an object ---------------------------------------------
