@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from kubenb.recording.format import (
     FORMAT,
+    TIMELINE_COLUMNS,
     VERSION,
     Entry,
     Recording,
@@ -32,7 +33,7 @@ from kubenb.recording.format import (
     object_key,
     parse_offset,
 )
-from kubenb.recording.redactor import REDACTED, Redactor, parse_field_path
+from kubenb.recording.redactor import REDACTED, REDACTED_BASE64, Redactor, parse_field_path
 
 if TYPE_CHECKING:
     from kubenb.recording.recorder import Recorder, RecordingListerWatcher, RecordingWatch
@@ -48,6 +49,8 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "FORMAT",
     "REDACTED",
+    "REDACTED_BASE64",
+    "TIMELINE_COLUMNS",
     "VERSION",
     "Entry",
     "Recorder",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import gzip
 import json
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from kubenb.recording import (
     REDACTED,
+    REDACTED_BASE64,
     Recording,
     RecordingError,
     Redactor,
@@ -189,7 +191,8 @@ def test_secret_values_are_redacted_by_default_and_the_original_is_untouched() -
     redact = Redactor().for_resource(SECRETS)
     assert redact is not None
     out = redact(secret)
-    assert out["data"] == {"pw": REDACTED, "user": REDACTED}
+    assert out["data"] == {"pw": REDACTED_BASE64, "user": REDACTED_BASE64}
+    assert base64.b64decode(REDACTED_BASE64, validate=True) == REDACTED.encode()
     assert out["stringData"] == {"token": REDACTED}
     annotations = out["metadata"]["annotations"]
     assert annotations["kubectl.kubernetes.io/last-applied-configuration"] == REDACTED
