@@ -1,6 +1,7 @@
 """The `kubenb` command (also `python -m kubenb`): command-line entry points.
 
-- `serve`: the embedded API server until interrupted (kubectl and notebooks use it);
+- `serve`: the embedded API server until interrupted (kubectl and notebooks use it),
+  optionally playing a recording (`--replay`);
 - `record`: what informers of some resources receive, into a recording file;
 - `tour`: JupyterLab on the tour notebook (install nothing, print the URL);
 - `notebooks --execute`: run every notebook headless with nbclient, write the executed
@@ -66,8 +67,9 @@ def _build_parser() -> argparse.ArgumentParser:
                        help="also write a kubeconfig for this server to PATH")
     serve.add_argument("--history-window", type=int, default=10_000,
                        help="events kept for watch resumes (older RVs get 410)")
-    serve.add_argument("--bookmark-interval", type=float, default=60.0,
-                       help="seconds between watch BOOKMARK events")
+    serve.add_argument("--bookmark-interval", type=float, default=None,
+                       help="seconds between watch BOOKMARK events (default 60; with "
+                            "--replay, only the recorded bookmarks are sent)")
     serve.add_argument("--tls", action="store_true",
                        help="serve HTTPS with a throwaway CA (its data goes in the kubeconfig)")
     serve.add_argument("--seed-objects", type=_non_negative_int, default=0, metavar="N",
@@ -84,6 +86,7 @@ def _build_parser() -> argparse.ArgumentParser:
                             "serviceaccount, root-ca-cert-publisher), "
                             "names, '-name' to leave one out, '' for a bare API server")
 
+    _add_replay_arguments(serve)
     _add_record_parser(commands)
 
     tour = commands.add_parser(
@@ -137,10 +140,14 @@ def _serve(args: argparse.Namespace) -> int:
     from kubenb.server import EmbeddedServer
 
     try:
-        names = controller_names(args.controllers)
+        recording = _replay_recording(args)
+        names = [] if recording is not None else controller_names(args.controllers)
+        bookmarks = args.bookmark_interval
+        if bookmarks is None:
+            bookmarks = 1e9 if recording is not None else 60.0
         server = EmbeddedServer(host=args.host, port=args.port, token=args.token,
                                 history_window=args.history_window,
-                                bookmark_interval=args.bookmark_interval, tls=args.tls)
+                                bookmark_interval=bookmarks, tls=args.tls)
         if args.seed_objects:
             server.seed_objects(args.seed_objects, seed=args.seed)
         churn = None
@@ -157,6 +164,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     previous = signal.signal(signal.SIGTERM, _on_signal)
     controllers = None
+    replay = None
     try:
         try:
             server.start()
@@ -168,6 +176,13 @@ def _serve(args: argparse.Namespace) -> int:
         # for the URL line can use both at once.
         path = (server.write_kubeconfig(args.kubeconfig_out) if args.kubeconfig_out
                 else server.kubeconfig_path)
+        if recording is not None:  # its first lists are the state clients first see
+            try:
+                replay = server.replay(recording, speed=args.speed or None,
+                                       resources=_replay_resources(args))
+            except KubenbError as exc:
+                print(f"kubenb serve: {exc}", file=sys.stderr, flush=True)
+                return 2
         if names:  # the controllers talk to the server over HTTP, like kubectl
             from kubenb.controllermanager import ControllerManager
 
@@ -185,8 +200,12 @@ def _serve(args: argparse.Namespace) -> int:
             churn.start()
             print(f"churn: {args.churn:g} operations/s on {', '.join(churn.kinds)} "
                   f"(seed {args.seed})", flush=True)
+        if replay is not None:
+            print(_replay_banner(replay, args), flush=True)
+        progress = _ProgressLine() if replay is not None else None
         while not stop.wait(0.5):
-            pass
+            if replay is not None and progress is not None:
+                replay = _show_replay(replay, progress)
     except KeyboardInterrupt:
         pass
     finally:
@@ -196,6 +215,118 @@ def _serve(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, previous)
     print("kubenb API server stopped", flush=True)
     return 0
+
+
+# -- serve --replay ----------------------------------------------------------------------
+
+
+def _add_replay_arguments(serve: Any) -> None:
+    serve.add_argument("--replay", default=None, metavar="FILE",
+                       help="play this recording (docs/recording.md) through the server: it "
+                            "starts from the recorded lists and plays once every recorded "
+                            "resource is listed or watched; the cluster's controllers do "
+                            "not run")
+    serve.add_argument("--speed", type=_non_negative_float, default=None, metavar="N",
+                       help="with --replay: N times the recorded pace (default 1; 0: as "
+                            "fast as possible)")
+    serve.add_argument("--replay-resources", default=None, metavar="LIST",
+                       help="with --replay: replay only these recorded resources "
+                            "(comma-separated, e.g. pods,deployments.apps)")
+
+
+def _replay_recording(args: argparse.Namespace) -> Any:
+    """The recording `--replay` names (read before the server starts: a bad file fails
+    fast), or None; refuses options that would write into the recorded history."""
+    from kubenb.errors import KubenbError
+    from kubenb.recording.format import Recording
+
+    if args.replay is None:
+        for flag, value in (("--speed", args.speed),
+                            ("--replay-resources", args.replay_resources)):
+            if value is not None:
+                raise KubenbError(f"{flag} needs --replay FILE")
+        return None
+    clashes = [flag for flag, on in (("--seed-objects", args.seed_objects),
+                                     ("--churn", args.churn),
+                                     ("--controllers", args.controllers not in ("*", "")))
+               if on]
+    if clashes:
+        raise KubenbError(f"--replay cannot run with {', '.join(clashes)}: they would write "
+                          "into the recorded history")
+    recording = Recording.read(args.replay)
+    if args.speed is None:
+        args.speed = 1.0
+    _replay_resources(args, recording)  # names that are not recorded fail here
+    return recording
+
+
+def _replay_resources(args: argparse.Namespace, recording: Any = None) -> list[str] | None:
+    if not args.replay_resources:
+        return None
+    names = [n.strip() for n in args.replay_resources.split(",") if n.strip()]
+    if recording is not None:
+        recording.select(names)
+    return names
+
+
+def _replay_banner(replay: Any, args: argparse.Namespace) -> str:
+    pace = f"at {args.speed:g}x the recorded pace" if args.speed else "as fast as possible"
+    what = "; ".join(spec.describe() for spec in replay.recording.resources)
+    return (f"replaying {args.replay} ({_offset(replay.end_t)} of {what}) {pace}; "
+            "it plays once every recorded resource is listed or watched")
+
+
+def _offset(seconds: float) -> str:
+    from kubenb.recording.format import format_offset
+
+    return format_offset(seconds)
+
+
+def _show_replay(replay: Any, progress: _ProgressLine) -> Any:
+    """One progress update; returns None once the replay has finished (said once)."""
+    p = replay.progress()
+    line = (f"replay {p['state']}: {p['applied']}/{p['actions']} actions, "
+            f"{_offset(p['position'])} of {_offset(p['end'])}")
+    if not replay.done:
+        progress.show(line)
+        return replay
+    progress.finish(line + ("" if replay.error else
+                            "; the server keeps serving the recorded final state"))
+    return None
+
+
+class _ProgressLine:
+    """A status line on stderr. On a terminal it is rewritten in place; on a file or a
+    pipe (a log) it is a plain line at most every `every` seconds, so a log gets a line
+    now and then, not hundreds of rewrites."""
+
+    def __init__(self, stream: Any = None, every: float = 10.0) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        isatty = getattr(self.stream, "isatty", None)
+        self.tty = bool(isatty and isatty())
+        self.every = every
+        self._last: float | None = None
+        self._width = 0
+
+    def show(self, text: str) -> None:
+        if self.tty:
+            print("\r" + text.ljust(self._width), end="", file=self.stream, flush=True)
+            self._width = len(text)
+            return
+        now = time.monotonic()
+        if self._last is None:
+            self._last = now  # the first line after `every` seconds
+        elif now - self._last >= self.every:
+            self._last = now
+            print(text, file=self.stream, flush=True)
+
+    def finish(self, text: str) -> None:
+        """The last line, always shown (ending the rewritten one on a terminal)."""
+        if self.tty and self._width:
+            print("\r" + text.ljust(self._width), file=self.stream, flush=True)
+        else:
+            print(text, file=self.stream, flush=True)
+        self._width = 0
 
 
 # -- record ----------------------------------------------------------------------------
@@ -227,10 +358,12 @@ def _add_record_parser(commands: Any) -> None:
     record.add_argument("--max-events", type=_positive_int, default=None, metavar="N",
                         help="stop after N watch events")
     record.add_argument("--redact", action="append", default=[], metavar="FIELD",
-                        help="also remove this field from every object, e.g. "
-                             "spec.template (repeatable; '\\.' is a dot inside a key)")
+                        help="also replace this field's value by <redacted> in every "
+                             "object, e.g. spec.template (repeatable; '\\.' is a dot "
+                             "inside a key)")
     record.add_argument("--no-redact-secrets", action="store_true",
-                        help="keep Secret data in the file (it is removed by default)")
+                        help="keep Secret values in the file (by default they are replaced: "
+                             "data by <redacted> in base64, stringData by <redacted>)")
 
 
 def _positive_int(text: str) -> int:
@@ -259,6 +392,7 @@ def _record(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
     cluster = None
     recorder = None
+    progress = _ProgressLine()
     try:
         cluster = connect(args.kubeconfig, args.context)
         namespace = "" if args.all_namespaces else (args.namespace or cluster.config.namespace)
@@ -270,7 +404,7 @@ def _record(args: argparse.Namespace) -> int:
         print(f"recording {', '.join(s.describe() for s in recorder.resources)} "
               f"to {recorder.path} (Ctrl-C stops)", file=sys.stderr, flush=True)
         while not recorder.wait(0.5) and not stop.is_set():
-            _progress(recorder)
+            _progress(recorder, progress)
     except KeyboardInterrupt:
         pass
     except KubenbError as exc:
@@ -282,7 +416,7 @@ def _record(args: argparse.Namespace) -> int:
         if cluster is not None:
             cluster.close()
         signal.signal(signal.SIGTERM, previous)
-    _progress(recorder, final=True)
+    _progress(recorder, progress, final=True)
     if recorder is not None and recorder.reason == "write-error":
         print(f"kubenb record: writing failed: {recorder.last_error}", file=sys.stderr,
               flush=True)
@@ -290,18 +424,17 @@ def _record(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress(recorder: Any, final: bool = False) -> None:
-    """One line on stderr, rewritten in place while recording."""
+def _progress(recorder: Any, progress: _ProgressLine, final: bool = False) -> None:
+    """The recording's counters on the progress line."""
     if recorder is None:
         return
     s = recorder.stats()
     line = (f"{s['events']} events, {s['lists']} lists, {s['errors']} errors, "
             f"{s['bytes'] / 1024:.1f} KiB, {s['elapsed']:.0f}s")
     if final:
-        print(f"\rstopped ({recorder.reason}): {line}; wrote {recorder.path}",
-              file=sys.stderr, flush=True)
+        progress.finish(f"stopped ({recorder.reason}): {line}; wrote {recorder.path}")
     else:
-        print(f"\rrecording: {line}", end="", file=sys.stderr, flush=True)
+        progress.show(f"recording: {line}")
 
 
 # -- notebooks -------------------------------------------------------------------------
