@@ -28,6 +28,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kubenb.recording.commands import (
+    ProgressLine,
+    add_record_parser,
+    add_replay_arguments,
+    replay_banner,
+    replay_recording,
+    replay_resources,
+    show_recorder,
+    show_replay,
+)
+
 __all__ = [
     "NOTEBOOKS_DIR",
     "TOUR",
@@ -86,8 +97,8 @@ def _build_parser() -> argparse.ArgumentParser:
                             "serviceaccount, root-ca-cert-publisher), "
                             "names, '-name' to leave one out, '' for a bare API server")
 
-    _add_replay_arguments(serve)
-    _add_record_parser(commands)
+    add_replay_arguments(serve)
+    add_record_parser(commands)
 
     tour = commands.add_parser(
         "tour", help="start JupyterLab on the tour notebook and print its URL")
@@ -140,7 +151,7 @@ def _serve(args: argparse.Namespace) -> int:
     from kubenb.server import EmbeddedServer
 
     try:
-        recording = _replay_recording(args)
+        recording = replay_recording(args)
         names = [] if recording is not None else controller_names(args.controllers)
         bookmarks = args.bookmark_interval
         if bookmarks is None:
@@ -179,7 +190,7 @@ def _serve(args: argparse.Namespace) -> int:
         if recording is not None:  # its first lists are the state clients first see
             try:
                 replay = server.replay(recording, speed=args.speed or None,
-                                       resources=_replay_resources(args))
+                                       resources=replay_resources(args))
             except KubenbError as exc:
                 print(f"kubenb serve: {exc}", file=sys.stderr, flush=True)
                 return 2
@@ -201,11 +212,11 @@ def _serve(args: argparse.Namespace) -> int:
             print(f"churn: {args.churn:g} operations/s on {', '.join(churn.kinds)} "
                   f"(seed {args.seed})", flush=True)
         if replay is not None:
-            print(_replay_banner(replay, args), flush=True)
-        progress = _ProgressLine() if replay is not None else None
+            print(replay_banner(replay, args), flush=True)
+        progress = ProgressLine() if replay is not None else None
         while not stop.wait(0.5):
             if replay is not None and progress is not None:
-                replay = _show_replay(replay, progress)
+                replay = show_replay(replay, progress)
     except KeyboardInterrupt:
         pass
     finally:
@@ -217,171 +228,7 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-# -- serve --replay ----------------------------------------------------------------------
-
-
-def _add_replay_arguments(serve: Any) -> None:
-    serve.add_argument("--replay", default=None, metavar="FILE",
-                       help="play this recording (docs/recording.md) through the server: it "
-                            "starts from the recorded lists and plays once every recorded "
-                            "resource is listed or watched; the cluster's controllers do "
-                            "not run")
-    serve.add_argument("--speed", type=_non_negative_float, default=None, metavar="N",
-                       help="with --replay: N times the recorded pace (default 1; 0: as "
-                            "fast as possible)")
-    serve.add_argument("--replay-resources", default=None, metavar="LIST",
-                       help="with --replay: replay only these recorded resources "
-                            "(comma-separated, e.g. pods,deployments.apps)")
-
-
-def _replay_recording(args: argparse.Namespace) -> Any:
-    """The recording `--replay` names (read before the server starts: a bad file fails
-    fast), or None; refuses options that would write into the recorded history."""
-    from kubenb.errors import KubenbError
-    from kubenb.recording.format import Recording
-
-    if args.replay is None:
-        for flag, value in (("--speed", args.speed),
-                            ("--replay-resources", args.replay_resources)):
-            if value is not None:
-                raise KubenbError(f"{flag} needs --replay FILE")
-        return None
-    clashes = [flag for flag, on in (("--seed-objects", args.seed_objects),
-                                     ("--churn", args.churn),
-                                     ("--controllers", args.controllers not in ("*", "")))
-               if on]
-    if clashes:
-        raise KubenbError(f"--replay cannot run with {', '.join(clashes)}: they would write "
-                          "into the recorded history")
-    recording = Recording.read(args.replay)
-    if args.speed is None:
-        args.speed = 1.0
-    _replay_resources(args, recording)  # names that are not recorded fail here
-    return recording
-
-
-def _replay_resources(args: argparse.Namespace, recording: Any = None) -> list[str] | None:
-    if not args.replay_resources:
-        return None
-    names = [n.strip() for n in args.replay_resources.split(",") if n.strip()]
-    if recording is not None:
-        recording.select(names)
-    return names
-
-
-def _replay_banner(replay: Any, args: argparse.Namespace) -> str:
-    pace = f"at {args.speed:g}x the recorded pace" if args.speed else "as fast as possible"
-    what = "; ".join(spec.describe() for spec in replay.recording.resources)
-    return (f"replaying {args.replay} ({_offset(replay.end_t)} of {what}) {pace}; "
-            "it plays once every recorded resource is listed or watched")
-
-
-def _offset(seconds: float) -> str:
-    from kubenb.recording.format import format_offset
-
-    return format_offset(seconds)
-
-
-def _show_replay(replay: Any, progress: _ProgressLine) -> Any:
-    """One progress update; returns None once the replay has finished (said once)."""
-    p = replay.progress()
-    line = (f"replay {p['state']}: {p['applied']}/{p['actions']} actions, "
-            f"{_offset(p['position'])} of {_offset(p['end'])}")
-    if not replay.done:
-        progress.show(line)
-        return replay
-    progress.finish(line + ("" if replay.error else
-                            "; the server keeps serving the recorded final state"))
-    return None
-
-
-class _ProgressLine:
-    """A status line on stderr. On a terminal it is rewritten in place; on a file or a
-    pipe (a log) it is a plain line at most every `every` seconds, so a log gets a line
-    now and then, not hundreds of rewrites."""
-
-    def __init__(self, stream: Any = None, every: float = 10.0) -> None:
-        self.stream = stream if stream is not None else sys.stderr
-        isatty = getattr(self.stream, "isatty", None)
-        self.tty = bool(isatty and isatty())
-        self.every = every
-        self._last: float | None = None
-        self._width = 0
-
-    def show(self, text: str) -> None:
-        if self.tty:
-            print("\r" + text.ljust(self._width), end="", file=self.stream, flush=True)
-            self._width = len(text)
-            return
-        now = time.monotonic()
-        if self._last is None:
-            self._last = now  # the first line after `every` seconds
-        elif now - self._last >= self.every:
-            self._last = now
-            print(text, file=self.stream, flush=True)
-
-    def finish(self, text: str) -> None:
-        """The last line, always shown (ending the rewritten one on a terminal)."""
-        if self.tty and self._width:
-            print("\r" + text.ljust(self._width), file=self.stream, flush=True)
-        else:
-            print(text, file=self.stream, flush=True)
-        self._width = 0
-
-
 # -- record ----------------------------------------------------------------------------
-
-
-def _add_record_parser(commands: Any) -> None:
-    record = commands.add_parser(
-        "record", help="record what informers of some resources receive into a file "
-                       "(docs/recording.md); Ctrl-C stops it cleanly")
-    record.add_argument("resources", nargs="+", metavar="RESOURCE",
-                        help="what to record, as kubectl names it: pods, deploy, "
-                             "foos.example.com ...")
-    record.add_argument("-o", "--output", required=True, metavar="PATH",
-                        help="the recording file to write (gzip JSON lines, e.g. run.jsonl.gz)")
-    record.add_argument("--kubeconfig", default=None, metavar="PATH",
-                        help="the cluster (default: KUBECONFIG, ~/.kube/config, in-cluster)")
-    record.add_argument("--context", default=None, help="the kubeconfig context to use")
-    where = record.add_mutually_exclusive_group()
-    where.add_argument("-n", "--namespace", default=None,
-                       help="one namespace (default: the context's namespace)")
-    where.add_argument("-A", "--all-namespaces", action="store_true",
-                       help="every namespace")
-    record.add_argument("-l", "--selector", default=None, help="a label selector")
-    record.add_argument("--field-selector", default=None, help="a field selector")
-    record.add_argument("--duration", type=_non_negative_float, default=None, metavar="SECONDS",
-                        help="stop after this long (default: until Ctrl-C)")
-    record.add_argument("--max-bytes", type=_size, default=None, metavar="SIZE",
-                        help="stop when the file reaches SIZE bytes (suffixes k, M, G)")
-    record.add_argument("--max-events", type=_positive_int, default=None, metavar="N",
-                        help="stop after N watch events")
-    record.add_argument("--redact", action="append", default=[], metavar="FIELD",
-                        help="also replace this field's value by <redacted> in every "
-                             "object, e.g. spec.template (repeatable; '\\.' is a dot "
-                             "inside a key)")
-    record.add_argument("--no-redact-secrets", action="store_true",
-                        help="keep Secret values in the file (by default they are replaced: "
-                             "data by <redacted> in base64, stringData by <redacted>)")
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, not {value}")
-    return value
-
-
-def _size(text: str) -> int:
-    units = {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?)i?b?\s*", text.lower())
-    if not match:
-        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 500k, 20M, 1G)")
-    value = int(float(match.group(1)) * units[match.group(2)])
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1 byte, not {text!r}")
-    return value
 
 
 def _record(args: argparse.Namespace) -> int:
@@ -392,7 +239,7 @@ def _record(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
     cluster = None
     recorder = None
-    progress = _ProgressLine()
+    progress = ProgressLine()
     try:
         cluster = connect(args.kubeconfig, args.context)
         namespace = "" if args.all_namespaces else (args.namespace or cluster.config.namespace)
@@ -404,7 +251,7 @@ def _record(args: argparse.Namespace) -> int:
         print(f"recording {', '.join(s.describe() for s in recorder.resources)} "
               f"to {recorder.path} (Ctrl-C stops)", file=sys.stderr, flush=True)
         while not recorder.wait(0.5) and not stop.is_set():
-            _progress(recorder, progress)
+            show_recorder(recorder, progress)
     except KeyboardInterrupt:
         pass
     except KubenbError as exc:
@@ -416,25 +263,12 @@ def _record(args: argparse.Namespace) -> int:
         if cluster is not None:
             cluster.close()
         signal.signal(signal.SIGTERM, previous)
-    _progress(recorder, progress, final=True)
+    show_recorder(recorder, progress, final=True)
     if recorder is not None and recorder.reason == "write-error":
         print(f"kubenb record: writing failed: {recorder.last_error}", file=sys.stderr,
               flush=True)
         return 1
     return 0
-
-
-def _progress(recorder: Any, progress: _ProgressLine, final: bool = False) -> None:
-    """The recording's counters on the progress line."""
-    if recorder is None:
-        return
-    s = recorder.stats()
-    line = (f"{s['events']} events, {s['lists']} lists, {s['errors']} errors, "
-            f"{s['bytes'] / 1024:.1f} KiB, {s['elapsed']:.0f}s")
-    if final:
-        progress.finish(f"stopped ({recorder.reason}): {line}; wrote {recorder.path}")
-    else:
-        progress.show(f"recording: {line}")
 
 
 # -- notebooks -------------------------------------------------------------------------

@@ -30,7 +30,6 @@ import dataclasses
 import datetime as _dt
 import gzip
 import os
-import re
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -42,6 +41,7 @@ import msgspec
 from kubenb._version import __version__
 from kubenb.errors import RecordingError
 from kubenb.jsondecode import decode_json
+from kubenb.recording.offsets import format_offset, parse_offset
 
 __all__ = [
     "FORMAT",
@@ -645,27 +645,3 @@ def fold(entries: Iterable[Entry], until: float | None = None
             rv = e.rv
         states[e.r] = (objects, rv)
     return states
-
-
-_OFFSET = re.compile(r"^\s*(?:(\d+):)?(\d+):(\d+(?:\.\d*)?)\s*$")
-
-
-def parse_offset(text: str) -> float:
-    """ "02:13" -> 133.0, "1:02:13.5" -> 3733.5, "75" / "75.5" -> seconds."""
-    match = _OFFSET.match(text)
-    if match:
-        hours, minutes, seconds = match.groups()
-        return int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)
-    try:
-        return float(text)
-    except ValueError:
-        raise RecordingError(f"not a time: {text!r} (give 'mm:ss', 'hh:mm:ss' or seconds)"
-                             ) from None
-
-
-def format_offset(seconds: float) -> str:
-    """133.25 -> "02:13.250" (hours only when needed)."""
-    minutes, secs = divmod(max(seconds, 0.0), 60.0)
-    hours, minutes = divmod(int(minutes), 60)
-    text = f"{minutes:02d}:{secs:06.3f}"
-    return f"{hours}:{text}" if hours else text
