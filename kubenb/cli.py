@@ -30,13 +30,13 @@ from typing import Any
 
 from kubenb.recording.commands import (
     ProgressLine,
+    ReplayStatus,
     add_record_parser,
     add_replay_arguments,
     replay_banner,
     replay_recording,
     replay_resources,
     show_recorder,
-    show_replay,
 )
 
 __all__ = [
@@ -213,10 +213,10 @@ def _serve(args: argparse.Namespace) -> int:
                   f"(seed {args.seed})", flush=True)
         if replay is not None:
             print(replay_banner(replay, args), flush=True)
-        progress = ProgressLine() if replay is not None else None
+        status = ReplayStatus(replay, ProgressLine()) if replay is not None else None
         while not stop.wait(0.5):
-            if replay is not None and progress is not None:
-                replay = show_replay(replay, progress)
+            if status is not None and not status.update():
+                status = None  # done, and said so
     except KeyboardInterrupt:
         pass
     finally:

@@ -20,6 +20,7 @@ from kubenb.recording.format import Recording, format_offset
 
 __all__ = [
     "ProgressLine",
+    "ReplayStatus",
     "add_record_parser",
     "add_replay_arguments",
     "non_negative_float",
@@ -29,7 +30,6 @@ __all__ = [
     "replay_recording",
     "replay_resources",
     "show_recorder",
-    "show_replay",
 ]
 
 
@@ -209,14 +209,35 @@ def replay_banner(replay: Any, args: argparse.Namespace) -> str:
             "it plays once every recorded resource is listed or watched")
 
 
-def show_replay(replay: Any, progress: ProgressLine) -> Any:
-    """One progress update; returns None once the replay has finished (said once)."""
-    p = replay.progress()
-    line = (f"replay {p['state']}: {p['applied']}/{p['actions']} actions, "
-            f"{format_offset(p['position'])} of {format_offset(p['end'])}")
-    if not replay.done:
-        progress.show(line)
-        return replay
-    progress.finish(line + ("" if replay.error else
-                            "; the server keeps serving the recorded final state"))
-    return None
+class ReplayStatus:
+    """`kubenb serve --replay`'s progress: the replay's state on a ProgressLine; once the
+    replay has warned that it waits for clients, the flag that replays only the watched
+    resources; a last line when it is done."""
+
+    def __init__(self, replay: Any, progress: ProgressLine) -> None:
+        self.replay = replay
+        self.progress = progress
+        self._hinted = False
+
+    def update(self) -> bool:
+        """Show where the replay is; False once it is done (the last line shown)."""
+        replay = self.replay
+        p = replay.progress()
+        line = (f"replay {p['state']}: {p['applied']}/{p['actions']} actions, "
+                f"{format_offset(p['position'])} of {format_offset(p['end'])}")
+        if replay.done:
+            self.progress.finish(line + ("" if replay.error else
+                                         "; the server keeps serving the recorded final "
+                                         "state"))
+            return False
+        if replay.warned and p["waiting_for"] and not self._hinted:
+            self._hinted = True
+            watched = [spec.key for spec in replay.recording.resources
+                       if spec.key not in p["waiting_for"]]
+            hint = (f"--replay-resources {','.join(watched)}" if watched else
+                    "--replay-resources LIST")
+            self.progress.finish(f"{line}; list or watch {', '.join(p['waiting_for'])} "
+                                 f"too, or serve again with {hint}")
+        else:
+            self.progress.show(line)
+        return True

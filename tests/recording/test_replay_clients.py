@@ -11,32 +11,16 @@ import pytest
 
 import kubenb
 from kubenb.clock import FakeClock
-from kubenb.recording import Recording, RecordingError, ResourceSpec
+from kubenb.recording import Recording, RecordingError
 from tests.helpers import wait_until
-from tests.recording.support import CONFIGMAPS, configmap, write_recording
-
-DEPLOYMENTS = ResourceSpec("apps/v1", "deployments", "Deployment", True, "default")
-
-
-def _two_resources(tmp_path: Path) -> Path:
-    """ConfigMaps and Deployments: a list of each, then one ConfigMap event."""
-    records = [
-        {"t": 0.0, "r": 0, "op": "list", "rv": "50", "items": [configmap("a", 40, "1",
-                                                                       listed=True)]},
-        {"t": 0.0, "r": 1, "op": "list", "rv": "50", "items": []},
-        {"t": 0.001, "r": 0, "op": "watch", "rv": "50"},
-        {"t": 0.001, "r": 1, "op": "watch", "rv": "50"},
-        {"t": 1.0, "r": 0, "op": "event", "type": "MODIFIED",
-         "object": configmap("a", 51, "2")},
-    ]
-    return write_recording(tmp_path / "two.jsonl.gz", [CONFIGMAPS, DEPLOYMENTS], records)
+from tests.recording.support import DEPLOYMENTS, two_resources
 
 
 def test_a_replay_waiting_for_clients_warns_after_a_while_and_says_so_in_its_state(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     clock = FakeClock()
     with caplog.at_level(logging.WARNING, logger="kubenb.server.replay"), kubenb.embedded(
-            replay=_two_resources(tmp_path), speed=None,
+            replay=two_resources(tmp_path), speed=None,
             replay_options={"clock": clock, "warn_after": 5.0}) as cluster:
         replay = cluster.replay
         informer = cluster.informer("configmaps", namespace="default")  # configmaps only
@@ -61,7 +45,7 @@ def test_a_replay_waiting_for_clients_warns_after_a_while_and_says_so_in_its_sta
 
 
 def test_resources_replays_only_the_watched_ones(tmp_path: Path) -> None:
-    path = _two_resources(tmp_path)
+    path = two_resources(tmp_path)
     with kubenb.embedded(replay=path, speed=None,
                          replay_options={"resources": ["configmaps"]}) as cluster:
         replay = cluster.replay
@@ -76,7 +60,7 @@ def test_resources_replays_only_the_watched_ones(tmp_path: Path) -> None:
 
 
 def test_select_keeps_the_entries_of_the_chosen_resources_renumbered(tmp_path: Path) -> None:
-    recording = Recording.read(_two_resources(tmp_path))
+    recording = Recording.read(two_resources(tmp_path))
     only = recording.select(["Deployment"])
     assert [r.key for r in only.resources] == ["deployments.apps"]
     assert [(e.r, e.op) for e in only.entries] == [(0, "list"), (0, "watch")]
