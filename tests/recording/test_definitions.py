@@ -4,6 +4,7 @@ still load."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +107,21 @@ def test_a_recorded_definition_the_server_refuses_is_named(tmp_path: Path) -> No
             RecordingError, match=r"CustomResourceDefinition foos\.example\.com cannot be "
                                   r"created:.*Galactic"):
         server.replay(recording)
+
+
+def test_a_definition_that_cannot_be_read_is_left_out_with_a_warning(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "unread.jsonl.gz"
+    with kubenb.embedded(controllers=False) as cluster:
+        cluster.resource("customresourcedefinitions").create(foo_crd())
+        assert cluster.server is not None
+        cluster.server.faults.fail("get", code=500, retry_after=0,
+                                   resource="customresourcedefinitions.apiextensions.k8s.io")
+        with caplog.at_level(logging.WARNING, logger="kubenb.recording.definitions"):
+            recorder = cluster.record("foos.example.com", path, namespace="default")
+        cluster.informer("foos.example.com", namespace="default")
+        recorder.stop()
+    (record,) = [r for r in caplog.records if r.name == "kubenb.recording.definitions"]
+    assert "recording foos.example.com without its CustomResourceDefinition" in \
+        record.getMessage()
+    assert Recording.read(path).definitions == []
