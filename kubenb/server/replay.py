@@ -230,7 +230,8 @@ class Replay:
     test or a lesson step time by hand). `resources` replays only those recorded
     resources ("pods", "deployments.apps", kinds or indexes), e.g. the ones your clients
     watch. `warn_after`: seconds of `clock` an autoplay may wait for clients before it
-    logs a warning naming the resources nobody lists or watches (`state` says it too).
+    logs a warning naming the resources nobody lists or watches (`state` says it too;
+    None: never).
     """
 
     def __init__(self, server: EmbeddedServer, recording: Recording | str | Path, *,
@@ -238,7 +239,7 @@ class Replay:
                  end: Any = None, clock: Clock | None = None,
                  gate_timeout: float = 10.0, fail_attempts: int = 4,
                  resources: Sequence[int | str] | None = None,
-                 warn_after: float = 5.0) -> None:
+                 warn_after: float | None = 5.0) -> None:
         recording = recording if isinstance(recording, Recording) else \
             Recording.read(recording)
         if isinstance(resources, str):
@@ -596,8 +597,7 @@ class Replay:
         """Wait (the lock held) until playing or stopped; warn once if autoplay waits for
         clients longer than `warn_after` seconds of the replay's clock."""
         while not (self._stop.is_set() or (self._playing and self._next < len(self.actions))):
-            waiting = self.autoplay and not self.warned and not self.done
-            if not waiting:
+            if not self.autoplay or self.warned or self.done or self.warn_after is None:
                 self._cond.wait()
                 continue
             deadline = self._waiting_since + self.warn_after

@@ -259,7 +259,7 @@ class EmbeddedServer:
                speed: float | None = 1.0, autoplay: bool = True, start: Any = None,
                end: Any = None, clock: Clock | None = None, gate_timeout: float = 10.0,
                fail_attempts: int = 4, resources: Sequence[int | str] | None = None,
-               warn_after: float = 5.0) -> Replay:
+               warn_after: float | None = 5.0) -> Replay:
         """Play a recording (kubenb.recording) through this server, from its first lists
         (or the state at `start`) at `speed` (None: as fast as possible); returns the
         `Replay` to pause, step, seek and inspect. `stop()` of the server stops it too.
