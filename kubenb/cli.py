@@ -1,6 +1,7 @@
 """The `kubenb` command (also `python -m kubenb`): command-line entry points.
 
-- `serve`: the embedded API server until interrupted (kubectl and notebooks use it);
+- `serve`: the embedded API server until interrupted (kubectl and notebooks use it),
+  optionally playing a recording (`--replay`);
 - `record`: what informers of some resources receive, into a recording file;
 - `tour`: JupyterLab on the tour notebook (install nothing, print the URL);
 - `notebooks --execute`: run every notebook headless with nbclient, write the executed
@@ -26,6 +27,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from kubenb.recording.commands import (
+    ProgressLine,
+    ReplayStatus,
+    add_record_parser,
+    add_replay_arguments,
+    replay_banner,
+    replay_recording,
+    replay_resources,
+    show_recorder,
+)
 
 __all__ = [
     "NOTEBOOKS_DIR",
@@ -66,8 +78,9 @@ def _build_parser() -> argparse.ArgumentParser:
                        help="also write a kubeconfig for this server to PATH")
     serve.add_argument("--history-window", type=int, default=10_000,
                        help="events kept for watch resumes (older RVs get 410)")
-    serve.add_argument("--bookmark-interval", type=float, default=60.0,
-                       help="seconds between watch BOOKMARK events")
+    serve.add_argument("--bookmark-interval", type=float, default=None,
+                       help="seconds between watch BOOKMARK events (default 60; with "
+                            "--replay, only the recorded bookmarks are sent)")
     serve.add_argument("--tls", action="store_true",
                        help="serve HTTPS with a throwaway CA (its data goes in the kubeconfig)")
     serve.add_argument("--seed-objects", type=_non_negative_int, default=0, metavar="N",
@@ -84,7 +97,8 @@ def _build_parser() -> argparse.ArgumentParser:
                             "serviceaccount, root-ca-cert-publisher), "
                             "names, '-name' to leave one out, '' for a bare API server")
 
-    _add_record_parser(commands)
+    add_replay_arguments(serve)
+    add_record_parser(commands)
 
     tour = commands.add_parser(
         "tour", help="start JupyterLab on the tour notebook and print its URL")
@@ -137,10 +151,14 @@ def _serve(args: argparse.Namespace) -> int:
     from kubenb.server import EmbeddedServer
 
     try:
-        names = controller_names(args.controllers)
+        recording = replay_recording(args)
+        names = [] if recording is not None else controller_names(args.controllers)
+        bookmarks = args.bookmark_interval
+        if bookmarks is None:
+            bookmarks = 1e9 if recording is not None else 60.0
         server = EmbeddedServer(host=args.host, port=args.port, token=args.token,
                                 history_window=args.history_window,
-                                bookmark_interval=args.bookmark_interval, tls=args.tls)
+                                bookmark_interval=bookmarks, tls=args.tls)
         if args.seed_objects:
             server.seed_objects(args.seed_objects, seed=args.seed)
         churn = None
@@ -157,6 +175,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     previous = signal.signal(signal.SIGTERM, _on_signal)
     controllers = None
+    replay = None
     try:
         try:
             server.start()
@@ -168,6 +187,13 @@ def _serve(args: argparse.Namespace) -> int:
         # for the URL line can use both at once.
         path = (server.write_kubeconfig(args.kubeconfig_out) if args.kubeconfig_out
                 else server.kubeconfig_path)
+        if recording is not None:  # its first lists are the state clients first see
+            try:
+                replay = server.replay(recording, speed=args.speed or None,
+                                       resources=replay_resources(args))
+            except KubenbError as exc:
+                print(f"kubenb serve: {exc}", file=sys.stderr, flush=True)
+                return 2
         if names:  # the controllers talk to the server over HTTP, like kubectl
             from kubenb.controllermanager import ControllerManager
 
@@ -185,8 +211,12 @@ def _serve(args: argparse.Namespace) -> int:
             churn.start()
             print(f"churn: {args.churn:g} operations/s on {', '.join(churn.kinds)} "
                   f"(seed {args.seed})", flush=True)
+        if replay is not None:
+            print(replay_banner(replay, args), flush=True)
+        status = ReplayStatus(replay, ProgressLine()) if replay is not None else None
         while not stop.wait(0.5):
-            pass
+            if status is not None and not status.update():
+                status = None  # done, and said so
     except KeyboardInterrupt:
         pass
     finally:
@@ -201,56 +231,6 @@ def _serve(args: argparse.Namespace) -> int:
 # -- record ----------------------------------------------------------------------------
 
 
-def _add_record_parser(commands: Any) -> None:
-    record = commands.add_parser(
-        "record", help="record what informers of some resources receive into a file "
-                       "(docs/recording.md); Ctrl-C stops it cleanly")
-    record.add_argument("resources", nargs="+", metavar="RESOURCE",
-                        help="what to record, as kubectl names it: pods, deploy, "
-                             "foos.example.com ...")
-    record.add_argument("-o", "--output", required=True, metavar="PATH",
-                        help="the recording file to write (gzip JSON lines, e.g. run.jsonl.gz)")
-    record.add_argument("--kubeconfig", default=None, metavar="PATH",
-                        help="the cluster (default: KUBECONFIG, ~/.kube/config, in-cluster)")
-    record.add_argument("--context", default=None, help="the kubeconfig context to use")
-    where = record.add_mutually_exclusive_group()
-    where.add_argument("-n", "--namespace", default=None,
-                       help="one namespace (default: the context's namespace)")
-    where.add_argument("-A", "--all-namespaces", action="store_true",
-                       help="every namespace")
-    record.add_argument("-l", "--selector", default=None, help="a label selector")
-    record.add_argument("--field-selector", default=None, help="a field selector")
-    record.add_argument("--duration", type=_non_negative_float, default=None, metavar="SECONDS",
-                        help="stop after this long (default: until Ctrl-C)")
-    record.add_argument("--max-bytes", type=_size, default=None, metavar="SIZE",
-                        help="stop when the file reaches SIZE bytes (suffixes k, M, G)")
-    record.add_argument("--max-events", type=_positive_int, default=None, metavar="N",
-                        help="stop after N watch events")
-    record.add_argument("--redact", action="append", default=[], metavar="FIELD",
-                        help="also remove this field from every object, e.g. "
-                             "spec.template (repeatable; '\\.' is a dot inside a key)")
-    record.add_argument("--no-redact-secrets", action="store_true",
-                        help="keep Secret data in the file (it is removed by default)")
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, not {value}")
-    return value
-
-
-def _size(text: str) -> int:
-    units = {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?)i?b?\s*", text.lower())
-    if not match:
-        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 500k, 20M, 1G)")
-    value = int(float(match.group(1)) * units[match.group(2)])
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1 byte, not {text!r}")
-    return value
-
-
 def _record(args: argparse.Namespace) -> int:
     from kubenb.cluster import connect
     from kubenb.errors import KubenbError
@@ -259,6 +239,7 @@ def _record(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
     cluster = None
     recorder = None
+    progress = ProgressLine()
     try:
         cluster = connect(args.kubeconfig, args.context)
         namespace = "" if args.all_namespaces else (args.namespace or cluster.config.namespace)
@@ -270,7 +251,7 @@ def _record(args: argparse.Namespace) -> int:
         print(f"recording {', '.join(s.describe() for s in recorder.resources)} "
               f"to {recorder.path} (Ctrl-C stops)", file=sys.stderr, flush=True)
         while not recorder.wait(0.5) and not stop.is_set():
-            _progress(recorder)
+            show_recorder(recorder, progress)
     except KeyboardInterrupt:
         pass
     except KubenbError as exc:
@@ -282,26 +263,12 @@ def _record(args: argparse.Namespace) -> int:
         if cluster is not None:
             cluster.close()
         signal.signal(signal.SIGTERM, previous)
-    _progress(recorder, final=True)
+    show_recorder(recorder, progress, final=True)
     if recorder is not None and recorder.reason == "write-error":
         print(f"kubenb record: writing failed: {recorder.last_error}", file=sys.stderr,
               flush=True)
         return 1
     return 0
-
-
-def _progress(recorder: Any, final: bool = False) -> None:
-    """One line on stderr, rewritten in place while recording."""
-    if recorder is None:
-        return
-    s = recorder.stats()
-    line = (f"{s['events']} events, {s['lists']} lists, {s['errors']} errors, "
-            f"{s['bytes'] / 1024:.1f} KiB, {s['elapsed']:.0f}s")
-    if final:
-        print(f"\rstopped ({recorder.reason}): {line}; wrote {recorder.path}",
-              file=sys.stderr, flush=True)
-    else:
-        print(f"\rrecording: {line}", end="", file=sys.stderr, flush=True)
 
 
 # -- notebooks -------------------------------------------------------------------------

@@ -298,8 +298,10 @@ class Cluster:
         file, docs/recording.md) until `stop()`, `duration`, `max_events` or `max_bytes`;
         returns the started `Recorder`. It rides on this Cluster's shared informers (a
         `frame()` or `informer()` made later shares them); an informer already running
-        gets a twin for the recording alone, whose first list the file then starts with."""
+        gets a twin for the recording alone, whose first list the file then starts with.
+        The CustomResourceDefinitions of recorded custom resources go in the file too."""
         from kubenb.recording import Recorder, ResourceSpec
+        from kubenb.recording.definitions import fetch_definitions
 
         names = [resources] if isinstance(resources, str) else list(resources)
         infos = [self.mapper.resource_for(name) for name in names]
@@ -311,6 +313,7 @@ class Cluster:
             version = self.discovery.server_version()
         except ApiError:
             version = {}
+        recorder_options.setdefault("definitions", fetch_definitions(self.dynamic, specs))
         recorder = Recorder(path, specs, server_version=version, **recorder_options).start()
         try:
             for index, spec in enumerate(specs):

@@ -37,8 +37,11 @@ def embedded(*, controllers: Any = None, clock: Any = None, kubelet: Any = None,
     options.
 
     `replay=path` plays a recording through it at `speed` (None: as fast as possible;
-    `replay_options` as `EmbeddedServer.replay`), `snapshot=path` loads the recorded
-    state at `at` (default: the end) and stays there; `cluster.replay` controls either.
+    `replay_options` as `EmbeddedServer.replay`, e.g. `{"resources": ["pods"]}` to
+    replay only what your clients watch: playback waits for a client of every replayed
+    resource), `snapshot=path` loads the recorded state at `at` (default: the end) and
+    stays there; `cluster.replay` controls either. Recorded CustomResourceDefinitions
+    are created first, so recorded custom resources are served.
     Replays send only the recorded bookmarks unless `bookmark_interval` is given.
     """
     if replay is not None and snapshot is not None:

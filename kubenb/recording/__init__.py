@@ -4,8 +4,10 @@
 and writes their lists, watch events, bookmarks, errors and watch ends, with arrival
 times, to a JSON-lines file (gzip-compressed unless compresslevel=0).
 `Recording.read(path)` reads it back (also a file cut short by a crash), and
-`kubenb.embedded(replay=path)` replays it through the embedded API server
-(kubenb.server.replay). docs/recording.md explains it.
+`kubenb.embedded(replay=path)` or `kubenb serve --replay` replays it through the
+embedded API server (kubenb.server.replay), creating the CustomResourceDefinitions
+recorded with custom resources (definitions.py). commands.py holds the command line's
+arguments and progress line. docs/recording.md explains it all.
 
 The file format (format.py) stands on its own: the API server reads recordings with it
 and must not import the client that the recorder rides on. So the recorder's names are
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from kubenb.recording.format import (
     FORMAT,
+    TIMELINE_COLUMNS,
     VERSION,
     Entry,
     Recording,
@@ -32,7 +35,7 @@ from kubenb.recording.format import (
     object_key,
     parse_offset,
 )
-from kubenb.recording.redactor import REDACTED, Redactor, parse_field_path
+from kubenb.recording.redactor import REDACTED, REDACTED_BASE64, Redactor, parse_field_path
 
 if TYPE_CHECKING:
     from kubenb.recording.recorder import Recorder, RecordingListerWatcher, RecordingWatch
@@ -48,6 +51,8 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "FORMAT",
     "REDACTED",
+    "REDACTED_BASE64",
+    "TIMELINE_COLUMNS",
     "VERSION",
     "Entry",
     "Recorder",

@@ -26,10 +26,10 @@ replay and a test compare like with like.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import gzip
 import os
-import re
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -41,17 +41,20 @@ import msgspec
 from kubenb._version import __version__
 from kubenb.errors import RecordingError
 from kubenb.jsondecode import decode_json
+from kubenb.recording.offsets import format_offset, parse_offset
 
 __all__ = [
     "FORMAT",
     "INITIAL_EVENTS_END",
     "OPS",
+    "TIMELINE_COLUMNS",
     "VERSION",
     "Entry",
     "Recording",
     "RecordingError",
     "RecordingWriter",
     "ResourceSpec",
+    "definition_names",
     "encode_line",
     "fold",
     "format_offset",
@@ -66,6 +69,8 @@ FORMAT = "kubenb-recording"
 VERSION = 1
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 OPS = ("list", "watch", "event", "error", "end", "stop")
+#: The columns of `Recording.timeline()`, in order (docs/recording.md says what each holds).
+TIMELINE_COLUMNS = ("t", "time", "resource", "what", "key", "resourceVersion", "detail")
 _READ_CHUNK = 256 * 1024
 
 _encode = msgspec.json.Encoder().encode
@@ -141,16 +146,33 @@ def object_rv(obj: Any) -> str:
 def make_header(resources: Iterable[ResourceSpec], *, started: float | None = None,
                 server_version: dict[str, Any] | None = None,
                 redaction: dict[str, Any] | None = None,
-                limits: dict[str, Any] | None = None, source: str = "") -> dict[str, Any]:
-    """The first line of a recording (`started`: epoch seconds, default now)."""
+                limits: dict[str, Any] | None = None, source: str = "",
+                definitions: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The first line of a recording (`started`: epoch seconds, default now).
+
+    `definitions`: the CustomResourceDefinitions of the recorded custom resources, so a
+    replay can serve them; the key is left out when there are none (files stay as they
+    were, and a reader of an older file finds no definitions)."""
     started = _dt.datetime.now(_dt.timezone.utc).timestamp() if started is None else started
     stamp = _dt.datetime.fromtimestamp(started, _dt.timezone.utc)
-    return {"format": FORMAT, "version": VERSION,
-            "started": stamp.isoformat().replace("+00:00", "Z"), "started_unix": started,
-            "server_version": server_version or {},
-            "resources": [r.to_dict() for r in resources],
-            "redaction": redaction or {"secrets": True, "fields": []},
-            "limits": limits or {}, "source": source or f"kubenb {__version__}"}
+    header = {"format": FORMAT, "version": VERSION,
+              "started": stamp.isoformat().replace("+00:00", "Z"), "started_unix": started,
+              "server_version": server_version or {},
+              "resources": [r.to_dict() for r in resources],
+              "redaction": redaction or {"secrets": True, "fields": []},
+              "limits": limits or {}, "source": source or f"kubenb {__version__}"}
+    crds = list(definitions)
+    if crds:
+        header["definitions"] = crds
+    return header
+
+
+def definition_names(crd: Any) -> tuple[str, str]:
+    """(group, plural) a CustomResourceDefinition serves, or ("", "") if it is not one."""
+    spec = crd.get("spec") if isinstance(crd, dict) else None
+    if not isinstance(spec, dict) or not isinstance(spec.get("names"), dict):
+        return "", ""
+    return str(spec.get("group") or ""), str(spec["names"].get("plural") or "")
 
 
 def encode_line(record: dict[str, Any]) -> bytes:
@@ -387,6 +409,45 @@ class Recording:
             return _dt.datetime.fromtimestamp(unix, _dt.timezone.utc)
         return _dt.datetime.fromisoformat(str(self.header.get("started")).replace("Z", "+00:00"))
 
+    @property
+    def definitions(self) -> list[dict[str, Any]]:
+        """The CustomResourceDefinitions recorded with the custom resources (none in a file
+        from a kubenb that did not record them)."""
+        crds = self.header.get("definitions") or []
+        if not isinstance(crds, list) or not all(isinstance(c, dict) for c in crds):
+            where = self.path or "recording"
+            raise RecordingError(f"{where}: the header's definitions must be a list of "
+                                 "CustomResourceDefinition objects")
+        return crds
+
+    def definition_of(self, resource: int | str | ResourceSpec) -> dict[str, Any] | None:
+        """The recorded CustomResourceDefinition of `resource`, or None (built-in, or not
+        recorded)."""
+        spec = resource if isinstance(resource, ResourceSpec) else \
+            self.resources[self.resource_index(resource)]
+        for crd in self.definitions:
+            if definition_names(crd) == (spec.group, spec.resource):
+                return crd
+        return None
+
+    def select(self, resources: Iterable[int | str]) -> Recording:
+        """This recording with only `resources` (indexes, "pods", "deployments.apps" or
+        kinds), in the order recorded: what a replay of some of them plays."""
+        keep = sorted({self.resource_index(r) for r in resources})
+        if not keep:
+            raise RecordingError("select at least one resource (this recording has "
+                                 f"{', '.join(r.key for r in self.resources)})")
+        index = {old: new for new, old in enumerate(keep)}
+        specs = [self.resources[r] for r in keep]
+        header = {**self.header, "resources": [s.to_dict() for s in specs]}
+        crds = [c for c in self.definitions if any(
+            definition_names(c) == (s.group, s.resource) for s in specs)]
+        header.pop("definitions", None)
+        if crds:
+            header["definitions"] = crds
+        entries = [dataclasses.replace(e, r=index[e.r]) for e in self.entries if e.r in index]
+        return Recording(self.path, header, specs, entries, self.trailer, self.lines)
+
     def resource_index(self, resource: int | str | None) -> int:
         """The index of `resource` (an index, "pods", "deployments.apps" or a kind)."""
         if resource is None:
@@ -459,7 +520,11 @@ class Recording:
         return self.objects_at(None, resource)
 
     def timeline(self, resource: int | str | None = None) -> Any:
-        """Every entry as a row of a pandas DataFrame: when, what, which object, which RV."""
+        """Every entry (of one resource, or all) as a row of a pandas DataFrame with the
+        columns TIMELINE_COLUMNS: `t` (seconds since the start), `time` ("mm:ss.mmm"),
+        `resource`, `what` (the event type, or list / watch / bookmark / error / end),
+        `key` (an event's namespace/name), `resourceVersion` and `detail` (a list's size,
+        a watch's starting RV, an error's code and message, why a watch ended)."""
         import pandas as pd
 
         rows = []
@@ -477,11 +542,9 @@ class Recording:
                 detail = f"{e.during}: {e.code or ''} {e.reason} {e.message}".strip()
             elif e.op == "end":
                 detail = e.reason
-            rows.append({"t": round(e.t, 3), "time": format_offset(e.t),
-                         "resource": self.resources[e.r].key, "what": what, "key": e.key,
-                         "resourceVersion": e.rv, "detail": detail})
-        columns = ["t", "time", "resource", "what", "key", "resourceVersion", "detail"]
-        return pd.DataFrame(rows, columns=columns)
+            rows.append((round(e.t, 3), format_offset(e.t), self.resources[e.r].key, what,
+                         e.key, e.rv, detail))
+        return pd.DataFrame(rows, columns=list(TIMELINE_COLUMNS))
 
 
 def _parse(line: bytes, where: str, number: int) -> dict[str, Any]:
@@ -582,27 +645,3 @@ def fold(entries: Iterable[Entry], until: float | None = None
             rv = e.rv
         states[e.r] = (objects, rv)
     return states
-
-
-_OFFSET = re.compile(r"^\s*(?:(\d+):)?(\d+):(\d+(?:\.\d*)?)\s*$")
-
-
-def parse_offset(text: str) -> float:
-    """ "02:13" -> 133.0, "1:02:13.5" -> 3733.5, "75" / "75.5" -> seconds."""
-    match = _OFFSET.match(text)
-    if match:
-        hours, minutes, seconds = match.groups()
-        return int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)
-    try:
-        return float(text)
-    except ValueError:
-        raise RecordingError(f"not a time: {text!r} (give 'mm:ss', 'hh:mm:ss' or seconds)"
-                             ) from None
-
-
-def format_offset(seconds: float) -> str:
-    """133.25 -> "02:13.250" (hours only when needed)."""
-    minutes, secs = divmod(max(seconds, 0.0), 60.0)
-    hours, minutes = divmod(int(minutes), 60)
-    text = f"{minutes:02d}:{secs:06.3f}"
-    return f"{hours}:{text}" if hours else text

@@ -174,14 +174,17 @@ class Recorder:
     `max_bytes` bounds the file on disk: checked after every chunk written, so the file
     may pass it by at most one chunk (256 KiB of lines before compression, or one list
     page if that is larger). `max_events` counts watch events (bookmarks included).
-    `redact` names fields to remove from every object; Secret values are removed unless
-    `redact_secrets=False`. `compresslevel` is gzip's: 1 (the default) is the cheapest
-    in CPU, 9 the smallest; 0 writes plain JSON lines (no gzip). Compression may use
-    `compress_budget` of one CPU (5%); chunks past it are stored in the gzip file
-    uncompressed (`stats()["stored_bytes"]`), see `_Sink`. `queue_bytes` bounds
-    what waits for the writer; an informer that finds it full waits (and `stalls`
-    counts it); `stall_timeout` seconds without any progress of the writer stop the
-    recording instead.
+    `redact` names fields whose values are replaced by "<redacted>" in every object;
+    Secret values are replaced too unless `redact_secrets=False` (see redactor.py).
+    `definitions`: the CustomResourceDefinitions of recorded custom resources, kept in
+    the header so a replay can serve them (`Cluster.record` fetches them).
+    `compresslevel` is gzip's: 1 (the default) is the cheapest in CPU, 9 the smallest;
+    0 writes plain JSON lines (no gzip). Compression may use `compress_budget` of one
+    CPU (5%); chunks past it are stored in the gzip file uncompressed
+    (`stats()["stored_bytes"]`), see `_Sink`. `queue_bytes` bounds what waits for the
+    writer; an informer that finds it full waits (and `stalls` counts it);
+    `stall_timeout` seconds without any progress of the writer stop the recording
+    instead.
     """
 
     def __init__(self, path: str | os.PathLike[str], resources: Sequence[ResourceSpec], *,
@@ -191,7 +194,8 @@ class Recorder:
                  clock: Clock | None = None, flush_interval: float = 0.25,
                  compresslevel: int = 1, queue_bytes: int = DEFAULT_QUEUE_BYTES,
                  stall_timeout: float = DEFAULT_STALL_TIMEOUT,
-                 compress_budget: float = DEFAULT_COMPRESS_BUDGET) -> None:
+                 compress_budget: float = DEFAULT_COMPRESS_BUDGET,
+                 definitions: Sequence[dict[str, Any]] = ()) -> None:
         if not resources:
             raise RecordingError("nothing to record: give at least one resource")
         for name, value in (("max_bytes", max_bytes), ("max_events", max_events)):
@@ -212,6 +216,7 @@ class Recorder:
         self.path = Path(path)
         self.resources = list(resources)
         self.server_version = server_version or {}
+        self.definitions = list(definitions)
         self.max_bytes = max_bytes
         self.max_events = max_events
         self.duration = duration
@@ -270,7 +275,8 @@ class Recorder:
             limits = {"max_bytes": self.max_bytes, "max_events": self.max_events,
                       "duration": self.duration}
             header = make_header(self.resources, server_version=self.server_version,
-                                 redaction=self.redactor.describe(), limits=limits)
+                                 redaction=self.redactor.describe(), limits=limits,
+                                 definitions=self.definitions)
             sink = _Sink(self.path, self.compresslevel, self.compress_budget)
             try:
                 sink.write(encode_line(header))

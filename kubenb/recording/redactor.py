@@ -1,12 +1,15 @@
-"""Redaction: what a recording must not keep, removed before a line is written.
+"""Redaction: what a recording must not keep, replaced before a line is written.
 
-A recording is a file people share, so by default a Secret's `data` and `stringData`
-values (and its `kubectl.kubernetes.io/last-applied-configuration` annotation, which
-holds the same data) are replaced by "<redacted>"; the keys stay, so a reader still
-sees which keys a Secret has. Any other field can be named: `"spec.template"`,
+A recording is a file people share, so by default a Secret's `stringData` values (and
+its `kubectl.kubernetes.io/last-applied-configuration` annotation, which holds the same
+data) are replaced by "<redacted>", and its `data` values by that marker in base64
+("PHJlZGFjdGVkPg=="): `data` must stay base64, or a replayed Secret would be invalid
+(a client decoding it would fail). The keys stay, so a reader still sees which keys a
+Secret has. Any other field can be named: `"spec.template"`,
 `"metadata.annotations.example\\.com/token"` (a backslash keeps a dot inside a key),
-or a tuple of keys. A path that meets a list applies to every element
-(`"spec.containers.env"` redacts the env of every container).
+or a tuple of keys; its value is replaced by "<redacted>" (the field stays). A path
+that meets a list applies to every element (`"spec.containers.env"` redacts the env of
+every container).
 
 Objects are never changed in place: the informer keeps the original, the file gets a
 copy with the named values replaced.
@@ -14,6 +17,7 @@ copy with the named values replaced.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,16 +26,20 @@ from kubenb.recording.format import RecordingError, ResourceSpec
 __all__ = [
     "LAST_APPLIED",
     "REDACTED",
+    "REDACTED_BASE64",
     "FieldPath",
     "Redactor",
     "parse_field_path",
 ]
 
 REDACTED = "<redacted>"
+#: What a Secret's `data` values become: REDACTED in base64, so the data stays valid.
+REDACTED_BASE64 = base64.b64encode(REDACTED.encode()).decode()
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 FieldPath = tuple[str, ...]
-_SECRET_PATHS: tuple[FieldPath, ...] = (("data",), ("stringData",),
-                                        ("metadata", "annotations", LAST_APPLIED))
+_SECRET_PATHS: tuple[tuple[FieldPath, str], ...] = (
+    (("data",), REDACTED_BASE64), (("stringData",), REDACTED),
+    (("metadata", "annotations", LAST_APPLIED), REDACTED))
 
 
 def parse_field_path(path: str | Sequence[str]) -> FieldPath:
@@ -61,13 +69,13 @@ def parse_field_path(path: str | Sequence[str]) -> FieldPath:
     return keys
 
 
-def _replace(value: Any, path: FieldPath, whole_values: bool) -> Any:
-    """`value` with what `path` names replaced (a copy along the path; None: untouched)."""
+def _replace(value: Any, path: FieldPath, whole_values: bool, marker: str = REDACTED) -> Any:
+    """`value` with what `path` names replaced by `marker` (a copy along the path)."""
     if isinstance(value, list):
         changed = False
         out = []
         for item in value:
-            new = _replace(item, path, whole_values)
+            new = _replace(item, path, whole_values, marker)
             changed = changed or new is not item
             out.append(new)
         return out if changed else value
@@ -76,18 +84,19 @@ def _replace(value: Any, path: FieldPath, whole_values: bool) -> Any:
     head, rest = path[0], path[1:]
     inner = value[head]
     if rest:
-        new = _replace(inner, rest, whole_values)
+        new = _replace(inner, rest, whole_values, marker)
         if new is inner:
             return value
     elif not whole_values and isinstance(inner, dict):
-        new = {k: REDACTED for k in inner}  # keep the keys of a Secret's data
+        new = {k: marker for k in inner}  # keep the keys of a Secret's data
     else:
-        new = REDACTED
+        new = marker
     return {**value, head: new}
 
 
 class Redactor:
-    """Removes Secret values (unless `secrets=False`) and the named `fields`."""
+    """Replaces Secret values (unless `secrets=False`) and the values of the named
+    `fields` by markers; the fields themselves stay."""
 
     def __init__(self, fields: Sequence[str | Sequence[str]] = (), secrets: bool = True) -> None:
         self.fields: tuple[FieldPath, ...] = tuple(parse_field_path(f) for f in fields)
@@ -95,7 +104,7 @@ class Redactor:
 
     def describe(self) -> dict[str, Any]:
         """What the header says about redaction."""
-        return {"secrets": self.secrets, "marker": REDACTED,
+        return {"secrets": self.secrets, "marker": REDACTED, "data_marker": REDACTED_BASE64,
                 "fields": [".".join(k.replace(".", "\\.") for k in f) for f in self.fields]}
 
     def for_resource(self, spec: ResourceSpec) -> Callable[[Any], Any] | None:
@@ -107,8 +116,8 @@ class Redactor:
 
         def redact(obj: Any) -> Any:
             if secret or (self.secrets and isinstance(obj, dict) and obj.get("kind") == "Secret"):
-                for path in _SECRET_PATHS:
-                    obj = _replace(obj, path, whole_values=False)
+                for path, marker in _SECRET_PATHS:
+                    obj = _replace(obj, path, whole_values=False, marker=marker)
             for path in fields:
                 obj = _replace(obj, path, whole_values=True)
             return obj

@@ -23,6 +23,11 @@ So an informer over the replay server receives the recorded sequence of lists an
 ahead of its clients (a relist after an error, a resume after a dropped watch) it
 waits, at most `gate_timeout` real seconds, for a client to list or watch again.
 
+A recording's CustomResourceDefinitions (kept with its custom resources) are created
+first, so those resources are served. With `autoplay`, playback starts once every
+recorded resource has a client; a replay still waiting after `warn_after` seconds (of
+its clock) logs which resources lack one, and `resources=` replays only some of them.
+
 Several resources in one recording share one revision counter: the replay applies
 their events in resourceVersion order and starts the server's revision at the lowest
 first-list resourceVersion, so a resource listed later in the recording is listed at
@@ -48,9 +53,11 @@ from kubenb.recording.format import (
     Recording,
     RecordingError,
     ResourceSpec,
+    definition_names,
     fold,
     format_offset,
 )
+from kubenb.server.errors import StatusError
 
 if TYPE_CHECKING:
     from kubenb.server.server import EmbeddedServer
@@ -62,6 +69,7 @@ log = logging.getLogger(__name__)
 _DROP_REASONS = ("closed", "connection-lost", "idle-timeout")
 _VERY_SHORT_WATCH = 1.05  # seconds (the Reflector's threshold is 1.0)
 _LISTS = ("list", "initial")
+_CRDS = ("apiextensions.k8s.io", "v1", "customresourcedefinitions")
 
 
 @dataclass
@@ -219,33 +227,45 @@ class Replay:
     `play()` or `step()`). `start` / `end` cut the recording
     (seconds, "mm:ss", a timedelta or a datetime): the server starts from the state at
     `start`; `start == end` is a snapshot. `clock` paces playback (a FakeClock lets a
-    test or a lesson step time by hand).
+    test or a lesson step time by hand). `resources` replays only those recorded
+    resources ("pods", "deployments.apps", kinds or indexes), e.g. the ones your clients
+    watch. `warn_after`: seconds of `clock` an autoplay may wait for clients before it
+    logs a warning naming the resources nobody lists or watches (`state` says it too;
+    None: never).
     """
 
     def __init__(self, server: EmbeddedServer, recording: Recording | str | Path, *,
                  speed: float | None = 1.0, autoplay: bool = True, start: Any = None,
                  end: Any = None, clock: Clock | None = None,
-                 gate_timeout: float = 10.0, fail_attempts: int = 4) -> None:
-        self.recording = recording if isinstance(recording, Recording) else \
+                 gate_timeout: float = 10.0, fail_attempts: int = 4,
+                 resources: Sequence[int | str] | None = None,
+                 warn_after: float | None = 5.0) -> None:
+        recording = recording if isinstance(recording, Recording) else \
             Recording.read(recording)
+        if isinstance(resources, str):
+            resources = [resources]
+        self.recording = recording.select(resources) if resources is not None else recording
         self.server = server
         self.storage = server.storage
         self.clock = clock or RealClock()
         self.gate_timeout = gate_timeout
         self.fail_attempts = fail_attempts
         self.autoplay = autoplay
+        self.warn_after = warn_after
         self._speed = float(speed or 0.0)
         if self._speed < 0:
             raise RecordingError(f"speed={speed!r}: must be > 0 (or None: as fast as possible)")
         self._keys: list[str] = []
         self._kinds: list[tuple[str, str]] = []
+        self.definitions_created = self._create_definitions()
         for spec in self.recording.resources:
             rtype = server.types.lookup(spec.group, spec.version, spec.resource)
             if rtype is None:
                 raise RecordingError(
                     f"the recording has {spec.key} ({spec.api_version}), which this server "
-                    "does not serve; create its CustomResourceDefinition first, then "
-                    "replay with server.replay(...)")
+                    "does not serve, and no CustomResourceDefinition for it (recorded by an "
+                    "older kubenb, or without permission to read CRDs); create the CRD "
+                    "first, then replay with server.replay(...)")
             self._keys.append(rtype.key)
             self._kinds.append((spec.kind or rtype.kind, rtype.stored_group_version))
         self._initial, self.actions, self.start_t = self._plan(start, end)
@@ -267,16 +287,60 @@ class Replay:
         self._watch_opened: dict[str, float] = {}  # key -> when a watch last opened (real)
         self.error: str = ""
         self.gate_timeouts = 0
+        self._waiting_since = 0.0  # clock time playback started waiting for clients
+        self.warned = False  # the waiting-for-clients warning was logged
 
     def __repr__(self) -> str:
-        state = ("failed" if self.error else "done" if self.done else
-                 "playing" if self._playing else "paused")
-        if state == "paused" and self.autoplay:
-            waiting = [k for k in self._keys if k not in self._clients]
-            state = f"waiting for clients of {', '.join(waiting)}"
         speed = f"speed {self._speed:g}" if self._speed else "as fast as possible"
-        return (f"Replay({state}, {self._next}/{len(self.actions)} actions, at "
+        return (f"Replay({self.state}, {self._next}/{len(self.actions)} actions, at "
                 f"{format_offset(self.position)} of {format_offset(self.end_t)}, {speed})")
+
+    def _create_definitions(self) -> list[str]:
+        """Create the recorded CRDs of the resources this server does not serve yet;
+        returns their names."""
+        created: list[str] = []
+        rtype = self.server.types.lookup(*_CRDS)
+        for spec in self.recording.resources:
+            crd = self.recording.definition_of(spec)
+            if crd is None or rtype is None or self.server.types.lookup(
+                    spec.group, spec.version, spec.resource) is not None:
+                continue
+            name = f"{definition_names(crd)[1]}.{definition_names(crd)[0]}"
+            try:
+                self.server.registry.create(rtype, "", crd)
+            except StatusError as exc:
+                raise RecordingError(f"the recording's CustomResourceDefinition {name} "
+                                     f"cannot be created: {exc}") from None
+            created.append(name)
+        return created
+
+    @property
+    def waiting_for(self) -> list[str]:
+        """The recorded resources no client has listed or watched yet, while autoplay
+        waits for them (else empty)."""
+        with self._cond:
+            if not self.autoplay or self._playing or self.done:
+                return []
+            return [k for k in self._keys if k not in self._clients]
+
+    @property
+    def state(self) -> str:
+        """"playing", "paused", "done", "failed: why" or "waiting for clients of ..."."""
+        if self.error:
+            return f"failed: {self.error}"
+        if self.done:
+            return "done"
+        if self._playing:
+            return "playing"
+        waiting = self.waiting_for
+        return f"waiting for clients of {', '.join(waiting)}" if waiting else "paused"
+
+    def progress(self) -> dict[str, Any]:
+        """A snapshot for progress displays: state, actions applied of all, position and
+        end (seconds), the resources still without a client."""
+        return {"state": self.state, "applied": self._applied, "actions": len(self.actions),
+                "position": self.position, "end": self.end_t,
+                "waiting_for": self.waiting_for}
 
     # -- planning ---------------------------------------------------------------------------
 
@@ -328,6 +392,7 @@ class Replay:
             rvs.append(_int_rv(rv, self.recording.resources[r], "the starting state"))
         self.storage.load(states, min(rvs) if rvs else self.storage.resource_version)
         self.storage.observer = self._observe
+        self._waiting_since = self.clock.now()
         self._thread = threading.Thread(target=self._run, daemon=True,
                                         name="kubenb-replay")
         self._thread.start()
@@ -493,8 +558,7 @@ class Replay:
         try:
             while not self._stop.is_set():
                 with self._cond:
-                    self._cond.wait_for(lambda: self._stop.is_set() or (
-                        self._playing and self._next < len(self.actions)))
+                    self._await_playing()
                     if self._stop.is_set():
                         return
                     action = self.actions[self._next]
@@ -528,6 +592,29 @@ class Replay:
             with self._cond:
                 self._playing = False
                 self._cond.notify_all()
+
+    def _await_playing(self) -> None:
+        """Wait (the lock held) until playing or stopped; warn once if autoplay waits for
+        clients longer than `warn_after` seconds of the replay's clock."""
+        while not (self._stop.is_set() or (self._playing and self._next < len(self.actions))):
+            if not self.autoplay or self.warned or self.done or self.warn_after is None:
+                self._cond.wait()
+                continue
+            deadline = self._waiting_since + self.warn_after
+            if self.clock.now() < deadline:
+                self.clock.wait_until(self._cond, deadline)
+                continue
+            self.warned = True
+            missing = [k for k in self._keys if k not in self._clients]
+            watched = [k for k in self._keys if k in self._clients]
+            if missing:
+                only = f"resources={watched!r}" if watched else "resources=[...]"
+                log.warning(
+                    "replay of %s has waited %gs for clients of %s: it starts once every "
+                    "recorded resource is listed or watched. Watch %s too, call play(), or "
+                    "replay only what is watched with %s", self.recording.path or "a "
+                    "recording", self.warn_after, ", ".join(missing),
+                    "it" if len(missing) == 1 else "them", only)
 
     # -- applying ---------------------------------------------------------------------------
 

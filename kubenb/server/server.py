@@ -258,15 +258,17 @@ class EmbeddedServer:
     def replay(self, recording: Recording | str | os.PathLike[str], *,
                speed: float | None = 1.0, autoplay: bool = True, start: Any = None,
                end: Any = None, clock: Clock | None = None, gate_timeout: float = 10.0,
-               fail_attempts: int = 4) -> Replay:
+               fail_attempts: int = 4, resources: Sequence[int | str] | None = None,
+               warn_after: float | None = 5.0) -> Replay:
         """Play a recording (kubenb.recording) through this server, from its first lists
         (or the state at `start`) at `speed` (None: as fast as possible); returns the
         `Replay` to pause, step, seek and inspect. `stop()` of the server stops it too.
-        See kubenb.server.replay."""
+        `resources` replays only those recorded resources. See kubenb.server.replay."""
         player = Replay(self, recording if isinstance(recording, Recording) else
                         Recording.read(recording), speed=speed, autoplay=autoplay, start=start,
                         end=end, clock=clock, gate_timeout=gate_timeout,
-                        fail_attempts=fail_attempts)
+                        fail_attempts=fail_attempts, resources=resources,
+                        warn_after=warn_after)
         with self._lock:
             self._replays.append(player)
         return player.start()

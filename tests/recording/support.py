@@ -28,6 +28,7 @@ from kubenb.server.replay import Replay
 from tests.helpers import wait_until
 
 CONFIGMAPS = ResourceSpec("v1", "configmaps", "ConfigMap", True, "default")
+DEPLOYMENTS = ResourceSpec("apps/v1", "deployments", "Deployment", True, "default")
 STARTED = dt.datetime(2026, 11, 22, 11, 43, 40, tzinfo=dt.timezone.utc).timestamp()
 
 
@@ -53,6 +54,20 @@ def configmap(name: str, rv: int, value: str, namespace: str = "default",
                        "creationTimestamp": "2026-11-22T11:43:40Z"}
     obj["data"] = {"v": value}
     return obj
+
+
+def two_resources(tmp_path: Path) -> Path:
+    """ConfigMaps and Deployments: a list of each, then one ConfigMap event."""
+    records = [
+        {"t": 0.0, "r": 0, "op": "list", "rv": "50", "items": [configmap("a", 40, "1",
+                                                                       listed=True)]},
+        {"t": 0.0, "r": 1, "op": "list", "rv": "50", "items": []},
+        {"t": 0.001, "r": 0, "op": "watch", "rv": "50"},
+        {"t": 0.001, "r": 1, "op": "watch", "rv": "50"},
+        {"t": 1.0, "r": 0, "op": "event", "type": "MODIFIED",
+         "object": configmap("a", 51, "2")},
+    ]
+    return write_recording(tmp_path / "two.jsonl.gz", [CONFIGMAPS, DEPLOYMENTS], records)
 
 
 def signatures(recording: Recording, r: int | None = None) -> list[tuple[Any, ...]]:

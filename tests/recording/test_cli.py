@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pty
 import signal
 import subprocess
 import sys
@@ -113,3 +114,42 @@ def test_a_killed_recorder_leaves_a_readable_file(tmp_path: Path,
     rec = Recording.read(path)
     assert not rec.complete and rec.stop_reason == "truncated"
     assert len(rec.final_state()) == 3
+
+
+def test_progress_is_plain_lines_on_a_file_and_rewritten_on_a_terminal(
+        tmp_path: Path, server: EmbeddedServer) -> None:
+    """A log file gets the first and the last line (a line every 10 s between), not a
+    `\\r` rewrite every half second; a terminal gets the line rewritten in place."""
+    log = tmp_path / "record.log"
+    with log.open("w") as stderr:
+        done = subprocess.run([sys.executable, "-m", "kubenb", "record", "configmaps", "-o",
+                               str(tmp_path / "f.jsonl.gz"), "--kubeconfig",
+                               server.kubeconfig_path, "--duration", "1.5"],
+                              stderr=stderr, stdout=subprocess.DEVNULL, timeout=60)
+    assert done.returncode == 0
+    raw = log.read_bytes()  # as bytes: reading text would turn each \r into a newline
+    assert b"\r" not in raw
+    lines = raw.decode().splitlines()
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("recording configmaps") and lines[1].startswith(
+        "stopped (duration): ")
+    main, child = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "kubenb", "record", "configmaps",
+                                 "-o", str(tmp_path / "t.jsonl.gz"), "--kubeconfig",
+                                 server.kubeconfig_path, "--duration", "1.5"],
+                                stderr=child, stdout=subprocess.DEVNULL)
+        os.close(child)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # the terminal's other end closed: the recorder exited
+                break
+            if not chunk:
+                break
+            seen += chunk
+        assert proc.wait(30) == 0
+    finally:
+        os.close(main)
+    assert b"\rrecording: " in seen and b"\rstopped (duration)" in seen

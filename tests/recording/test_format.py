@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,8 @@ from hypothesis import strategies as st
 
 from kubenb.recording import (
     REDACTED,
+    REDACTED_BASE64,
+    TIMELINE_COLUMNS,
     Recording,
     RecordingError,
     Redactor,
@@ -67,6 +71,33 @@ def test_pages_join_into_one_list_and_state_folds(tmp_path: Path) -> None:
     assert timeline["what"].tolist() == ["list", "watch", "MODIFIED", "DELETED", "bookmark",
                                          "end"]
     assert timeline["key"].tolist()[2:4] == ["default/a", "default/b"]
+
+
+def _documented_timeline_columns() -> list[str]:
+    """The column names of the timeline table in docs/recording.md, in order."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "recording.md").read_text()
+    table = doc.split("| column | what it holds |", 1)[1].split("\n\n", 1)[0]
+    return re.findall(r"^\s*\| `([^`]+)` \|", table, flags=re.MULTILINE)
+
+
+def test_the_timeline_has_the_documented_columns(tmp_path: Path) -> None:
+    records = [*_records(),
+               {"t": 4.5, "r": 0, "op": "error", "during": "watch-open", "code": 500,
+                "reason": "InternalError", "message": "boom"}]
+    rec = Recording.read(write_recording(tmp_path / "r.jsonl.gz", [CONFIGMAPS], records))
+    timeline = rec.timeline()
+    assert list(timeline.columns) == list(TIMELINE_COLUMNS) == _documented_timeline_columns()
+    rows = timeline.to_dict("records")
+    assert rows[0] == {"t": 0.02, "time": "00:00.020", "resource": "configmaps",
+                       "what": "list", "key": "", "resourceVersion": "20",
+                       "detail": "3 objects"}
+    assert rows[1]["detail"] == "from rv 20" and rows[1]["resourceVersion"] == "20"
+    assert (rows[2]["what"], rows[2]["key"], rows[2]["resourceVersion"]) == (
+        "MODIFIED", "default/a", "21")
+    assert (rows[4]["what"], rows[4]["resourceVersion"]) == ("bookmark", "25")
+    assert (rows[5]["what"], rows[5]["detail"]) == ("end", "closed")
+    assert (rows[6]["what"], rows[6]["detail"]) == ("error", "watch-open: 500 InternalError boom")
+    assert rec.timeline("configmaps").equals(timeline)
 
 
 @settings(max_examples=40, deadline=None)
@@ -189,7 +220,8 @@ def test_secret_values_are_redacted_by_default_and_the_original_is_untouched() -
     redact = Redactor().for_resource(SECRETS)
     assert redact is not None
     out = redact(secret)
-    assert out["data"] == {"pw": REDACTED, "user": REDACTED}
+    assert out["data"] == {"pw": REDACTED_BASE64, "user": REDACTED_BASE64}
+    assert base64.b64decode(REDACTED_BASE64, validate=True) == REDACTED.encode()
     assert out["stringData"] == {"token": REDACTED}
     annotations = out["metadata"]["annotations"]
     assert annotations["kubectl.kubernetes.io/last-applied-configuration"] == REDACTED

@@ -3,6 +3,7 @@ order, and stops cleanly (by hand, by duration, at max_events or max_bytes)."""
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import gzip
 import json
@@ -17,6 +18,7 @@ import kubenb
 from kubenb.clock import FakeClock
 from kubenb.recording import (
     REDACTED,
+    REDACTED_BASE64,
     Recorder,
     Recording,
     RecordingError,
@@ -195,7 +197,8 @@ def test_secret_data_never_reaches_the_file_unless_asked(tmp_path: Path) -> None
         db = rec.final_state()["default/db"]
         assert db["metadata"]["labels"] == REDACTED
         if not keep:
-            assert set(db["data"].values()) == {REDACTED}
+            assert set(db["data"].values()) == {REDACTED_BASE64}
+            assert base64.b64decode(db["data"]["password"]) == REDACTED.encode()
             assert json.loads(raw.splitlines()[0])["redaction"]["secrets"] is True
 
 
@@ -267,7 +270,7 @@ def test_events_are_written_as_the_server_sent_them(tmp_path: Path) -> None:
     (configmap,) = [line for line in lines if b'"op":"event"' in line and b'"r":0' in line]
     assert b'"v":"\\u003cb\\u003e\\u0026amp;\\u003c/b\\u003e"' in configmap
     (secret,) = [line for line in lines if b'"op":"event"' in line and b'"r":1' in line]
-    assert b"PGI+" not in secret and REDACTED.encode() in secret  # redacted: re-encoded
+    assert b"PGI+" not in secret and REDACTED_BASE64.encode() in secret  # re-encoded
     rec = Recording.read(path)
     assert rec.final_state("configmaps")["default/html"]["data"] == {"v": "<b>&amp;</b>"}
 

@@ -21,9 +21,9 @@ import kubenb
 from kubenb.client.watch import decode_event
 from kubenb.clock import FakeClock
 from kubenb.errors import Gone
-from kubenb.recording import Recording, RecordingError
+from kubenb.recording import REDACTED, Recording, RecordingError
 from kubenb.server import EmbeddedServer
-from tests.helpers import wait_until
+from tests.helpers import Kubectl, needs_kubectl, wait_until
 from tests.recording.support import (
     CONFIGMAPS,
     assert_replayed,
@@ -485,3 +485,25 @@ def test_faults_while_recording_are_in_the_file_and_replay_as_such(
     run = replay_through_informers(folder / "live.jsonl.gz", folder / "out.jsonl.gz")
     assert_replayed(run.recording, original)
     assert run.caches == [original.final_state()]
+
+
+@needs_kubectl
+def test_a_redacted_secret_replays_as_valid_data(tmp_path: Path) -> None:
+    """Secret `data` must be base64: its values are redacted to "<redacted>" in base64."""
+    path = tmp_path / "secrets.jsonl.gz"
+    with kubenb.embedded(controllers=False) as cluster:
+        recorder = cluster.record("secrets", path, namespace="default")
+        cluster.informer("secrets", namespace="default")
+        cluster.resource("secrets", namespace="default").create(
+            {"metadata": {"name": "db"}, "data": {"apikey": "czNjcjN0"},
+             "stringData": {"user": "admin"}})
+        wait_until(lambda: recorder.events == 1, what="the Secret's ADDED")
+        recorder.stop()
+    with kubenb.embedded(replay=path, speed=None) as cluster:
+        cluster.informer("secrets", namespace="default")
+        assert cluster.replay.wait(10), cluster.replay
+        kubectl = Kubectl(cluster.server.kubeconfig_path, tmp_path / "kube-cache")
+        shown = kubectl("get", "secret", "db", "-n", "default", "-o",
+                        "go-template={{range $k, $v := .data}}{{$k}}={{$v | base64decode}} "
+                        "{{end}}").stdout
+    assert shown.split() == [f"apikey={REDACTED}", f"user={REDACTED}"]
