@@ -2,8 +2,9 @@
 
 A notebook (or a test) flips a switch and sees what a Reflector does about it: watches
 dropped, history compacted away (resumes get 410), a fraction of one verb failing with
-500, 429 + Retry-After or an RBAC-style 403, slow answers, continue tokens expired. Failures are Status
-bodies shaped like the real apiserver's, so clients take their real error paths.
+500, 429 + Retry-After or an RBAC-style 403, slow answers, continue tokens expired.
+Failures are Status bodies shaped like the real apiserver's, so clients take their real
+error paths.
 Discovery, health and /version are never touched, so clients can always connect.
 """
 

@@ -14,6 +14,7 @@ stopping in the middle of a request are seen as a cluster would cause them.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import logging
 import random
@@ -1184,10 +1185,8 @@ def _unanswered_connects() -> Iterator[str]:
     for _ in range(3):
         filler = socket.socket()
         filler.settimeout(0.3)
-        try:
+        with contextlib.suppress(OSError):  # the ones past the backlog time out
             filler.connect((host, port))
-        except OSError:
-            pass
         fillers.append(filler)
     try:
         yield f"http://{host}:{port}"
