@@ -268,6 +268,10 @@ def _record(args: argparse.Namespace) -> int:
         print(f"kubenb record: writing failed: {recorder.last_error}", file=sys.stderr,
               flush=True)
         return 1
+    if recorder is not None and recorder.reason == "refused":
+        print(f"kubenb record: the server refused the first list of "
+              f"{recorder.last_error}", file=sys.stderr, flush=True)
+        return 1
     return 0
 
 

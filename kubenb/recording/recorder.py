@@ -45,7 +45,7 @@ from kubenb.cache.listwatch import ListerWatcher, Watcher
 from kubenb.client.options import ListOptions
 from kubenb.client.watch import Watch
 from kubenb.clock import Clock, RealClock
-from kubenb.errors import ApiError
+from kubenb.errors import ApiError, BadRequest, Forbidden, Unauthorized
 from kubenb.recording.format import (
     RecordingError,
     ResourceSpec,
@@ -169,7 +169,10 @@ class Recorder:
     Give each informer `recorder.list_watcher(index, its_list_watcher)` before it starts
     (`Cluster.record` does this for you), then `start()`. `stop()` (or leaving the
     `with` block) closes the file cleanly; `wait()` returns when recording has stopped
-    for any reason, which `reason` names.
+    for any reason, which `reason` names. A resource whose first list the server
+    refuses for good (401, 403: the user may not list it there; 400) stops the
+    recording at once with reason "refused" and the server's message in `last_error`:
+    nothing would be recorded however long it ran.
 
     `max_bytes` bounds the file on disk: checked after every chunk written, so the file
     may pass it by at most one chunk (256 KiB of lines before compression, or one list
@@ -247,6 +250,7 @@ class Recorder:
         self._owned: list[Any] = []  # informers made for this recording alone
         self.events = 0
         self.lists = 0
+        self._listed: set[int] = set()  # resources with a complete list recorded
         self.errors = 0
         self.stalls = 0
         self.bytes_written = 0
@@ -445,6 +449,7 @@ class Recorder:
         if not more:
             with self._lock:
                 self.lists += 1
+                self._listed.add(index)
 
     def record_watch(self, index: int, options: ListOptions) -> None:
         if self._active:
@@ -472,7 +477,12 @@ class Recorder:
             body.update(code=None, reason=type(err).__name__, message=str(err)[:1000])
         with self._lock:
             self.errors += 1
+            refused = (during == "list" and index not in self._listed
+                       and isinstance(err, Forbidden | Unauthorized | BadRequest))
         self._emit(encode_line(body)[1:])
+        if refused:
+            self.last_error = f"{self.resources[index].describe()}: {err}"
+            self._finish("refused")
 
     def record_end(self, index: int, reason: str) -> None:
         if self._active:

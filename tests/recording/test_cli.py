@@ -48,6 +48,29 @@ def test_record_until_max_events(tmp_path: Path, server: EmbeddedServer) -> None
     assert [e.type for e in rec.entries if e.op == "event"] == ["ADDED", "ADDED"]
 
 
+def test_a_first_list_refused_with_403_stops_the_recording_at_once(
+        tmp_path: Path, server: EmbeddedServer) -> None:
+    """A user allowed only some namespaces records every namespace: the CLI stops at once
+    with the server's message and a non-zero exit, not after its whole duration."""
+    server.faults.fail(verb="list", code=403, resource="configmaps", user="jane")
+    path = tmp_path / "refused.jsonl.gz"
+    proc = _record("configmaps", "-A", "-o", str(path), "--kubeconfig",
+                   server.kubeconfig_path, "--duration", "600")
+    try:
+        assert proc.wait(60) == 1
+        err = proc.stderr.read() if proc.stderr is not None else ""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
+    assert "stopped (refused)" in err
+    assert ('kubenb record: the server refused the first list of configmaps (all '
+            'namespaces): 403 Forbidden: configmaps is forbidden: User "jane" cannot list '
+            'resource "configmaps" in API group "" at the cluster scope') in err
+    rec = Recording.read(path)
+    assert rec.complete and rec.stop_reason == "refused"
+
+
 def test_ctrl_c_closes_the_file_cleanly(tmp_path: Path, server: EmbeddedServer) -> None:
     path = tmp_path / "int.jsonl.gz"
     proc = _record("pods", "secrets", "-o", str(path), "--kubeconfig",

@@ -121,6 +121,19 @@ def test_max_events_stops_cleanly_and_the_informer_goes_on(tmp_path: Path) -> No
         "default/c0", "default/c1", "default/c2"]
 
 
+def test_a_refused_first_list_stops_the_recording_with_the_servers_message(
+        tmp_path: Path) -> None:
+    path = tmp_path / "refused.jsonl.gz"
+    with kubenb.embedded(controllers=False) as cluster:
+        assert cluster.server is not None
+        cluster.server.faults.fail(verb="list", code=403, resource="secrets", user="jane")
+        recorder = cluster.record(["configmaps", "secrets"], path, namespace="")
+        assert recorder.wait(30) and recorder.reason == "refused"
+        assert recorder.last_error.startswith('secrets (all namespaces): 403 Forbidden: '
+                                              'secrets is forbidden: User "jane"')
+    assert Recording.read(path).stop_reason == "refused"
+
+
 def test_max_bytes_bounds_the_file(tmp_path: Path) -> None:
     path = tmp_path / "bytes.jsonl.gz"
     with kubenb.embedded() as cluster:
