@@ -11,7 +11,7 @@ were not there, and no cluster is started):
   (`kube_clusters.get()` is the default cluster).
 - `kube_namespace`: a fresh namespace named after the test, deleted after it.
 - `kubeconfig`: a kubeconfig file of the test's own (its namespace the test's
-  `kube_namespace` when the test uses one), exported as `KUBECONFIG` during the test
+  `kube_namespace`), exported as `KUBECONFIG` during the test
   (and the official client's default path, where that client is already imported).
 - `kube_faults`: the server's fault switches, reset before and after the test.
 
@@ -107,15 +107,14 @@ def kube_namespace(request: pytest.FixtureRequest, kube_cluster: Cluster) -> Ite
 
 
 @pytest.fixture
-def kubeconfig(request: pytest.FixtureRequest, kube_cluster: Cluster,
+def kubeconfig(kube_cluster: Cluster, kube_namespace: str,
                tmp_path_factory: pytest.TempPathFactory,
                monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A kubeconfig file for `kube_cluster`, of this test's own, also `KUBECONFIG` in
-    os.environ until the test ends (for operators run as subprocesses)."""
-    namespace = (request.getfixturevalue("kube_namespace")
-                 if "kube_namespace" in request.fixturenames else None)
+    """A kubeconfig file for `kube_cluster`, of this test's own, its namespace the
+    test's `kube_namespace`; also `KUBECONFIG` in os.environ until the test ends (for
+    operators run as subprocesses)."""
     folder = tmp_path_factory.mktemp("kubeconfig")
-    path = write_test_kubeconfig(kube_cluster, folder / "kubeconfig", namespace)
+    path = write_test_kubeconfig(kube_cluster, folder / "kubeconfig", kube_namespace)
     monkeypatch.setenv("KUBECONFIG", str(path))
     # The official client reads KUBECONFIG once, when imported (kopf imports it at its own
     # import): where it is loaded already, its default path follows the variable too.
