@@ -74,7 +74,8 @@ def kube_clusters(pytestconfig: pytest.Config) -> Iterator[ClusterPool]:
     try:
         pool = ClusterPool(spec)
     except KubenbError as err:
-        raise pytest.UsageError(f"ini option {INI_CONTROLLERS} = {spec!r}: {err}") from err
+        _fail(f"ini option {INI_CONTROLLERS} = {spec!r}: {err}")
+        raise  # not reached: _fail raises
     with pool:
         yield pool
 
