@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.testing import INNER_ARGS
+
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "testing.md"
 NAMED_BLOCK = re.compile(r"^```(?:python|ini) (\S+)\n(.*?)^```", re.S | re.M)
 TEST_FUNCTION = re.compile(r"^def test_", re.M)
@@ -35,5 +37,5 @@ def test_the_guide_examples_pass(pytester: pytest.Pytester) -> None:
     for name, code in files.items():
         (pytester.path / name).write_text(code)
     tests = sum(len(TEST_FUNCTION.findall(code)) for code in files.values())
-    result = pytester.runpytest("-p", "kubenb.testing.plugin", "-p", "no:cacheprovider")
+    result = pytester.runpytest(*INNER_ARGS)
     result.assert_outcomes(passed=tests)

@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-PLUGIN = ("-p", "kubenb.testing.plugin", "-p", "no:cacheprovider")
+from tests.testing import INNER_ARGS
 
 SESSION = '''
 import os
@@ -146,7 +146,7 @@ def test_the_fixtures_in_a_users_session(pytester: pytest.Pytester,
     running = server_threads()
     pytester.makeini("[pytest]\nkube_controllers = *,-job\n")
     pytester.makepyfile(test_session=SESSION)
-    result = pytester.runpytest(*PLUGIN)
+    result = pytester.runpytest(*INNER_ARGS)
     result.assert_outcomes(passed=15, errors=2)
     result.stdout.fnmatch_lines([
         "*test_an_unknown_controller*@pytest.mark.kube_controllers('kublet',): controllers: "
@@ -160,14 +160,14 @@ def test_the_fixtures_in_a_users_session(pytester: pytest.Pytester,
 def test_a_bad_ini_option_is_named(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\nkube_controllers = *,-jobs\n")
     pytester.makepyfile("def test_it(kube_cluster):\n    pass\n")
-    result = pytester.runpytest(*PLUGIN)
+    result = pytester.runpytest(*INNER_ARGS)
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*ini option kube_controllers = '*,-jobs': controllers: "
                                  "unknown controller 'jobs'*"])
 
 
 def test_the_marker_is_registered(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest(*PLUGIN, "--markers")
+    result = pytester.runpytest(*INNER_ARGS, "--markers")
     result.stdout.fnmatch_lines(["@pytest.mark.kube_controllers(*names): *"])
 
 

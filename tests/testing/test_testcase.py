@@ -11,6 +11,7 @@ import pytest
 
 from kubenb.errors import KubenbError, NotFound, ServerError
 from kubenb.testing import ClusterTestCase, test_cluster
+from tests.testing import INNER_ARGS
 
 
 def test_test_cluster_runs_the_chosen_controllers_and_stops() -> None:
@@ -37,7 +38,7 @@ def test_pytest_does_not_collect_the_helpers(pytester: pytest.Pytester) -> None:
     """A test module that imports them runs only its own tests."""
     pytester.makepyfile("from kubenb.testing import ClusterTestCase, test_cluster\n"
                         "def test_mine():\n    pass\n")
-    result = pytester.runpytest("-p", "no:cacheprovider")
+    result = pytester.runpytest(*INNER_ARGS)
     result.assert_outcomes(passed=1)
 
 

@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from tests.testing import INNER_ARGS
+
 WORKER_TESTS = '''
 import json
 import os
@@ -27,8 +29,7 @@ def test_note_my_server(kube_cluster, kube_namespace, n):
 def test_each_xdist_worker_has_its_own_cluster(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_workers=WORKER_TESTS)
     # --dist each runs every test on every worker: both workers surely start a cluster
-    result = pytester.runpytest_subprocess("-p", "kubenb.testing.plugin", "-p",
-                                           "no:cacheprovider", "-n", "2", "--dist", "each")
+    result = pytester.runpytest_subprocess(*INNER_ARGS, "-n", "2", "--dist", "each")
     result.assert_outcomes(passed=4)
     notes = [json.loads(path.read_text()) for path in sorted(pytester.path.glob("seen-*"))]
     assert len(notes) == 4
