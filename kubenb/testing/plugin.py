@@ -104,6 +104,10 @@ def kube_namespace(request: pytest.FixtureRequest, kube_cluster: Cluster) -> Ite
     """A namespace of this test's own, named after it; deleted with its contents after."""
     name = create_namespace(kube_cluster, request.node.name)
     yield name
+    if "kube_faults" in request.fixturenames and kube_cluster.server is not None:
+        # kube_faults may be torn down after this fixture: its switches must not fail
+        # the delete (they are reset now, as they would be a moment later)
+        kube_cluster.server.faults.reset()
     delete_namespace(kube_cluster, name)
 
 

@@ -73,9 +73,9 @@ class ClusterTestCase(unittest.TestCase):
         assert cluster.server is not None
         self.faults = cluster.server.faults
         self.faults.reset()
-        self.addCleanup(self.faults.reset)
         self.namespace = create_namespace(cluster, self.id().rsplit(".", 1)[-1])
         self.addCleanup(delete_namespace, cluster, self.namespace)
+        self.addCleanup(self.faults.reset)  # cleanups run last first: before the delete
         folder = tempfile.TemporaryDirectory(prefix="kubenb-test-")
         self.addCleanup(folder.cleanup)
         self.kubeconfig = write_test_kubeconfig(cluster, Path(folder.name) / "kubeconfig",

@@ -108,6 +108,16 @@ def test_faults_do_not_leak_into_the_next_test(kube_cluster):
     assert faults.stats()["failed"] == 0 and faults.stats()["delayed"] == 0
 
 
+def test_faults_that_fail_deletes(kube_faults, kube_namespace):
+    kube_faults.fail("delete")                # kube_faults set up first, torn down last
+    seen["failing deletes"] = kube_namespace
+
+
+def test_did_not_keep_its_namespace(kube_cluster):
+    with pytest.raises(NotFound):
+        kube_cluster.resource("namespaces").get(seen["failing deletes"])
+
+
 @pytest.mark.kube_controllers("kubelet")
 def test_a_marker_chooses_the_controllers(kube_cluster):
     assert kube_cluster.controllers.names == ("kubelet",)
@@ -147,7 +157,7 @@ def test_the_fixtures_in_a_users_session(pytester: pytest.Pytester,
     pytester.makeini("[pytest]\nkube_controllers = *,-job\n")
     pytester.makepyfile(test_session=SESSION)
     result = pytester.runpytest(*INNER_ARGS)
-    result.assert_outcomes(passed=15, errors=2)
+    result.assert_outcomes(passed=17, errors=2)
     result.stdout.fnmatch_lines([
         "*test_an_unknown_controller*@pytest.mark.kube_controllers('kublet',): controllers: "
         "unknown controller 'kublet'; choose from kubelet, *",

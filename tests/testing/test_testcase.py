@@ -60,6 +60,7 @@ def test_cluster_test_case_gives_each_test_a_namespace_kubeconfig_and_faults(
             self.faults.fail("list", resource="pods")
             with self.assertRaises(ServerError):
                 self.cluster.resource("pods", self.namespace).list()
+            self.faults.fail("delete", resource="namespaces")  # reset before the cleanup
             seen.update(namespace=self.namespace, kubeconfig=self.kubeconfig,
                         server=self.cluster.server)
 
