@@ -28,7 +28,8 @@ def guide_files() -> dict[str, str]:
 def test_the_guide_has_a_project_to_run() -> None:
     files = guide_files()
     assert {"pytest.ini", "conftest.py", "greeter.py", "test_greeter.py",
-            "test_shout_controller.py", "test_official_client.py"} <= set(files)
+            "test_shout_controller.py", "test_official_client.py",
+            "test_lightkube.py"} <= set(files)
 
 
 @pytest.mark.slow  # a kopf operator in a subprocess, and one in a thread
