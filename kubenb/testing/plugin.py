@@ -6,7 +6,8 @@ were not there, and no cluster is started):
 - `kube_cluster`: a running `kubenb.Cluster`, shared by the tests of this process that
   want the same controllers. The ini option `kube_controllers` chooses the session's
   set (default "*", all); `@pytest.mark.kube_controllers("*", "-job")` gives a test a
-  cluster with another set, started once per distinct set.
+  cluster with another set, started once per distinct set. The ini option
+  `kube_pod_start_delay` sets the simulated kubelet's seconds from scheduling to Running.
 - `kube_clusters`: the session's `ClusterPool`, for session- or module-scoped fixtures
   (`kube_clusters.get()` is the default cluster).
 - `kube_namespace`: a fresh namespace named after the test, deleted after it.
@@ -41,6 +42,7 @@ __all__ = ["kube_cluster", "kube_clusters", "kube_faults", "kube_namespace", "ku
            "pytest_addoption", "pytest_configure"]
 
 INI_CONTROLLERS = "kube_controllers"
+INI_POD_START_DELAY = "kube_pod_start_delay"
 MARKER = "kube_controllers"
 #: The official `kubernetes` client's default kubeconfig path (`load_kube_config()`).
 OFFICIAL_DEFAULT = "KUBE_CONFIG_DEFAULT_LOCATION"
@@ -51,6 +53,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   "fixture), as kube-controller-manager's --controllers: '*' (all, the "
                   "default), '*,-job', 'kubelet,garbagecollector', or '' (none)",
                   default="*")
+    parser.addini(INI_POD_START_DELAY, "seconds the simulated kubelet of the kubenb test "
+                  "cluster takes from scheduling a Pod to Running (default 1; 0: at once)",
+                  default="1")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -71,8 +76,15 @@ def kube_clusters(pytestconfig: pytest.Config) -> Iterator[ClusterPool]:
     from kubenb.errors import KubenbError  # lazy: importing the plugin stays cheap
 
     spec = pytestconfig.getini(INI_CONTROLLERS)
+    delay = pytestconfig.getini(INI_POD_START_DELAY)
     try:
-        pool = ClusterPool(spec)
+        start_delay = float(delay)
+    except ValueError:
+        start_delay = -1.0
+    if not start_delay >= 0:  # also NaN
+        _fail(f"ini option {INI_POD_START_DELAY} = {delay!r}: give a number of seconds >= 0")
+    try:
+        pool = ClusterPool(spec, kubelet={"start_delay": start_delay})
     except KubenbError as err:
         _fail(f"ini option {INI_CONTROLLERS} = {spec!r}: {err}")
         raise  # not reached: _fail raises

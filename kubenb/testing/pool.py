@@ -36,11 +36,12 @@ def controller_set(controllers: ControllerSpec) -> tuple[str, ...]:
 
 class ClusterPool:
     """Embedded clusters started on first use, one per controller set, all stopped by
-    `close()`. `server_options` go to every `kubenb.embedded()` it calls."""
+    `close()`. `options` go to every `kubenb.embedded()` it calls (server options,
+    `kubelet={"start_delay": 0}` ...)."""
 
-    def __init__(self, default: ControllerSpec = True, **server_options: Any) -> None:
+    def __init__(self, default: ControllerSpec = True, **options: Any) -> None:
         self.default = controller_set(default)
-        self.server_options = server_options
+        self.options = options
         self._clusters: dict[tuple[str, ...], Cluster] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -67,7 +68,7 @@ class ClusterPool:
             if cluster is not None and cluster.server is not None and cluster.server.running:
                 return cluster
             from kubenb.embedded_cluster import embedded  # lazy: see the module docstring
-            cluster = embedded(controllers=key if key else False, **self.server_options)
+            cluster = embedded(controllers=key if key else False, **self.options)
             self._clusters[key] = cluster
             return cluster
 

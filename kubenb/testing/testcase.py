@@ -51,9 +51,11 @@ class ClusterTestCase(unittest.TestCase):
     """A TestCase whose class shares one embedded cluster (`cls.cluster`) and whose
     tests each get `self.namespace`, `self.kubeconfig` (also `KUBECONFIG` during the
     test) and `self.faults` (reset after the test). Set `controllers` on the subclass
-    to choose the cluster's controllers (default: all)."""
+    to choose the cluster's controllers (default: all), and `cluster_options` to pass
+    more options to `kubenb.embedded()` (e.g. `{"kubelet": {"start_delay": 0}}`)."""
 
     controllers: ClassVar[ControllerSpec] = True
+    cluster_options: ClassVar[dict[str, Any]] = {}
     cluster: ClassVar[Cluster]
 
     namespace: str
@@ -65,7 +67,7 @@ class ClusterTestCase(unittest.TestCase):
         super().setUpClass()
         stack = contextlib.ExitStack()
         cls.addClassCleanup(stack.close)
-        cls.cluster = stack.enter_context(test_cluster(cls.controllers))
+        cls.cluster = stack.enter_context(test_cluster(cls.controllers, **cls.cluster_options))
 
     def setUp(self) -> None:
         super().setUp()

@@ -41,6 +41,7 @@ def test_the_cluster_answers(kube_cluster):
     assert kube_cluster.resource("namespaces").get("default")["metadata"]["name"] == "default"
     assert "job" not in kube_cluster.controllers.names           # the ini option
     assert "deployment" in kube_cluster.controllers.names
+    assert kube_cluster.controllers.kubelet.start_delay == 0     # kube_pod_start_delay
     seen["url"] = kube_cluster.server.url
 
 
@@ -154,7 +155,7 @@ def test_the_fixtures_in_a_users_session(pytester: pytest.Pytester,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KUBECONFIG", "/nowhere/kubeconfig")
     running = server_threads()
-    pytester.makeini("[pytest]\nkube_controllers = *,-job\n")
+    pytester.makeini("[pytest]\nkube_controllers = *,-job\nkube_pod_start_delay = 0\n")
     pytester.makepyfile(test_session=SESSION)
     result = pytester.runpytest(*INNER_ARGS)
     result.assert_outcomes(passed=17, errors=2)
@@ -167,13 +168,20 @@ def test_the_fixtures_in_a_users_session(pytester: pytest.Pytester,
     assert server_threads() == running  # the session stopped every cluster it started
 
 
-def test_a_bad_ini_option_is_named(pytester: pytest.Pytester) -> None:
-    pytester.makeini("[pytest]\nkube_controllers = *,-jobs\n")
+@pytest.mark.parametrize(("ini", "message"), [
+    ("kube_controllers = *,-jobs",
+     "*ini option kube_controllers = '*,-jobs': controllers: unknown controller 'jobs'*"),
+    ("kube_pod_start_delay = soon",
+     "*ini option kube_pod_start_delay = 'soon': give a number of seconds >= 0*"),
+    ("kube_pod_start_delay = -1",
+     "*ini option kube_pod_start_delay = '-1': give a number of seconds >= 0*"),
+])
+def test_a_bad_ini_option_is_named(pytester: pytest.Pytester, ini: str, message: str) -> None:
+    pytester.makeini(f"[pytest]\n{ini}\n")
     pytester.makepyfile("def test_it(kube_cluster):\n    pass\n")
     result = pytester.runpytest(*INNER_ARGS)
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*ini option kube_controllers = '*,-jobs': controllers: "
-                                 "unknown controller 'jobs'*"])
+    result.stdout.fnmatch_lines([message])
 
 
 def test_the_marker_is_registered(pytester: pytest.Pytester) -> None:

@@ -49,10 +49,13 @@ def test_cluster_test_case_gives_each_test_a_namespace_kubeconfig_and_faults(
 
     class Example(ClusterTestCase):
         controllers = ["kubelet", "serviceaccount"]
+        cluster_options = {"kubelet": {"start_delay": 0}}
 
         def test_1_uses_everything(self) -> None:
             assert self.cluster.controllers is not None
             self.assertEqual(self.cluster.controllers.names, ("kubelet", "serviceaccount"))
+            assert self.cluster.controllers.kubelet is not None
+            self.assertEqual(self.cluster.controllers.kubelet.start_delay, 0)
             self.assertTrue(self.namespace.startswith("test-1-uses-everything-"))
             self.cluster.resource("serviceaccounts", self.namespace).get("default")
             self.assertEqual(os.environ["KUBECONFIG"], str(self.kubeconfig))
