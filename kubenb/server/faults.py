@@ -217,6 +217,15 @@ class Faults:
             wake, self._wake = self._wake, threading.Event()
         wake.set()
 
+    def reset(self) -> None:
+        """`clear()`, and zero the counters `stats()` reports, so that what one test
+        switched on and counted is not seen by the next test on the same server."""
+        self.clear()
+        with self._lock:
+            self._stats.clear()
+            self._failed_by_verb.clear()
+            self._delay_total = 0.0
+
     def release(self) -> None:
         """Wake every request sleeping in a latency fault (the server is stopping)."""
         with self._lock:
