@@ -77,8 +77,9 @@ def test_a_package_exports_every_public_name_it_binds(package: str) -> None:
     names = _public_names(module)
     if package == "kubenb.recording":  # the recorder's names load on first use
         names |= {"Recorder", "RecordingListerWatcher", "RecordingWatch"}
-    if package == "kubenb":
-        names.add("__version__")
+    if package == "kubenb":  # Cluster, connect and embedded load on first use
+        names |= {"__version__", "Cluster", "connect", "embedded"}
+        assert all(callable(getattr(module, n)) for n in ("Cluster", "connect", "embedded"))
     assert sorted(names - set(module.__all__)) == [], "bound but not in __all__"
     assert sorted(set(module.__all__) - names - {"__version__"}) == [], "in __all__, not bound"
 
