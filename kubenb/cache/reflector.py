@@ -162,7 +162,8 @@ class Reflector:
                  use_watch_list: bool = False, backoff: ExponentialBackoff | None = None,
                  on_list_page: Callable[[PageInfo], None] | None = None,
                  rand: random.Random | None = None,
-                 pace: Callable[[], None] | None = None) -> None:
+                 pace: Callable[[], None] | None = None,
+                 on_relist: Callable[[], None] | None = None) -> None:
         self.list_watcher = list_watcher
         self.store = store
         self.resync_period = resync_period
@@ -180,6 +181,8 @@ class Reflector:
         self.retry_internal = RetryWithDeadline(max_internal_error_retry_duration,
                                                 clock=self.clock)
         self.on_list_page = on_list_page
+        self.on_relist = on_relist  # called after each list but the first (kubenb only)
+        self._listed = False
         self.pace = pace  # called after each watch event (the informer's Pacer)
         self._last_kept = float("-inf")
         self._random = rand or random.Random()
@@ -351,6 +354,16 @@ class Reflector:
         self._count("objects_listed", len(items))
         self._replace(items, rv)
         self._set_last_sync_rv(rv)
+        self._listed_again()
+
+    def _listed_again(self) -> None:
+        """Tell `on_relist` about every list after the first. A relist follows a watch
+        that could not go on (410 Gone, an expired resourceVersion, an error): what was
+        created and deleted meanwhile is in no list and reaches no handler."""
+        if self._listed and self.on_relist is not None:
+            self._count("relist_notifications")
+            self.on_relist()
+        self._listed = True
 
     def _on_page(self, page: PageInfo) -> None:
         self._count("list_pages")
@@ -599,6 +612,7 @@ class Reflector:
             self._count("objects_listed", len(items))
             self._replace(items, done_rv)
             self._set_last_sync_rv(done_rv)
+            self._listed_again()
             return watch, events
         return None
 

@@ -118,6 +118,7 @@ class SharedIndexInformer:
         self.reflector_options = reflector_options
         self._transform = transform
         self._watch_error_handler: Callable[..., None] | None = None
+        self._relist_handlers: list[Callable[[], None]] = []
         self._lock = threading.Lock()  # started/stopped flags and the controller
         self._block_deltas = threading.Lock()  # handle_deltas vs. adding a handler (I82)
         self._controller: Controller | None = None
@@ -147,6 +148,31 @@ class SharedIndexInformer:
             if self._started:
                 raise InformerStateError("informer has already started")
             self._watch_error_handler = handler
+
+    def add_relist_handler(self, handler: Callable[[], None]) -> None:
+        """Call `handler()` (on the Reflector's thread) each time this informer lists
+        again after its first list: after a watch that could not resume (410 Gone, an
+        expired resourceVersion, a failed watch). An object created and deleted while
+        the watch was down is in no list and reaches no event handler; a controller
+        that maps these objects to other keys (an owner's) re-queues its keys here.
+        kubenb only: client-go leaves this to a resync period."""
+        with self._lock:
+            self._relist_handlers.append(handler)
+
+    def remove_relist_handler(self, handler: Callable[[], None]) -> None:
+        """Forget a handler `add_relist_handler` added (unknown ones are ignored)."""
+        with self._lock:
+            if handler in self._relist_handlers:
+                self._relist_handlers.remove(handler)
+
+    def _relisted(self) -> None:
+        with self._lock:
+            handlers = list(self._relist_handlers)
+        for handler in handlers:
+            try:
+                handler()
+            except Exception:
+                log.exception("%s: a relist handler failed", self.name)
 
     @property
     def watch_error_handler(self) -> Callable[..., None] | None:
@@ -261,6 +287,7 @@ class SharedIndexInformer:
                 options.setdefault("watch_error_handler", self._watch_error_handler)
             if self.pacer is not None:
                 options.setdefault("pace", self.pacer.pace)
+            options.setdefault("on_relist", weak_method(self._relisted))
             self._pacing_stages.queue = queue
             self._controller = Controller(
                 queue, self.list_watcher, weak_method(self.handle_deltas),

@@ -17,7 +17,8 @@ class ControllerMetrics:
 
     `reconciles` counts every call; `successes`, `errors`, `requeues` (Result.requeue)
     and `requeues_after` (Result.requeue_after) split them by outcome; `dropped` counts
-    keys given up after `max_retries`. `duration` summarizes reconcile durations on the
+    keys given up after `max_retries`; `relist_requeues` counts the times a watched
+    informer's relist queued every key again. `duration` summarizes reconcile durations on the
     controller's clock; `queue` is the workqueue's own snapshot. `leader` is None
     without leader election.
     """
@@ -36,6 +37,7 @@ class ControllerMetrics:
     duration: SummarySnapshot = field(default_factory=SummarySnapshot)
     queue: MetricsSnapshot | None = None
     last_error: str | None = None
+    relist_requeues: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """One flat dict (a DataFrame row): `duration_p50`, `queue_depth`, ..."""

@@ -164,6 +164,7 @@ class Controller:
 
         self._reconciles = self._successes = self._errors = 0
         self._requeues = self._requeues_after = self._dropped = 0
+        self._relist_requeues = 0  # times a watched informer's relist re-queued every key
         self._durations = InProcessSummary()
         self._recent_errors: deque[tuple[str, str]] = deque(maxlen=50)
 
@@ -255,7 +256,23 @@ class Controller:
             for watch in watches:
                 if watch.registration is None:
                     watch.registration = watch.informer.add_event_handler(watch.handler)
+                    add_relist_handler = getattr(watch.informer, "add_relist_handler", None)
+                    if add_relist_handler is not None:
+                        add_relist_handler(self._requeue_all)
             return [w.registration for w in watches]
+
+    def _requeue_all(self) -> None:
+        """A watched informer listed again after its watch failed: queue every key of
+        every watched informer, as a resync would. What was created and deleted while
+        that watch was down reached no handler, and it may have been the only news of
+        a key (a Secret this controller made for its ConfigMap, deleted in the gap,
+        would otherwise never be made again). Keys are de-duplicated by the queue."""
+        with self._lock:
+            watches = list(self._watches) if self._handlers_on else []
+            self._relist_requeues += 1
+        for watch in watches:
+            for obj in watch.informer.get_indexer().list():
+                watch.handler.on_add(obj)
 
     def _unregister_handlers(self) -> None:
         with self._handlers_lock:
@@ -266,6 +283,10 @@ class Controller:
                 registration, watch.registration = watch.registration, None
                 if registration is not None:
                     watch.informer.remove_event_handler(registration)
+                    remove_relist_handler = getattr(watch.informer, "remove_relist_handler",
+                                                    None)
+                    if remove_relist_handler is not None:
+                        remove_relist_handler(self._requeue_all)
 
     # -- processing one key ----------------------------------------------------------------
 
@@ -682,7 +703,7 @@ class Controller:
                 leader=None if self.leader_elector is None else self._term != "none",
                 reconciles=self._reconciles, successes=self._successes, errors=self._errors,
                 requeues=self._requeues, requeues_after=self._requeues_after,
-                dropped=self._dropped,
+                dropped=self._dropped, relist_requeues=self._relist_requeues,
                 last_error=None if last is None else f"{last[0]}: {last[1]}")
         return replace(snapshot, duration=self._durations.snapshot(),
                        queue=queue.metrics() if queue is not None else None)
