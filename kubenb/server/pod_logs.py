@@ -136,7 +136,8 @@ def open_log(registry: Registry, pods: ResourceType, namespace: str, name: str,
     container = _container(pod, name, params)
     node_name = str((pod.get("spec") or {}).get("nodeName") or "")
     if not node_name:
-        raise errors.bad_request(f"pod {name} does not have a host assigned")
+        raise errors.bad_request(f"pod {name} does not have a host assigned: no kubelet "
+                                 f"serves its logs ({_NO_RUNTIME} of its own)")
     nodes = registry.types.lookup("", "v1", "nodes")
     assert nodes is not None
     try:
