@@ -291,7 +291,8 @@ class ContainerRuntime:
         with self._cond:
             images = list(self._images)
         exact = [i for i in images if image_ref(i.name) == image_ref(image)]
-        return (exact or [i for i in images if i.matches(image)] or [None])[0]
+        found = exact or [i for i in images if i.matches(image)]
+        return found[0] if found else None
 
     # -- a pod's containers -------------------------------------------------------------------
 
@@ -312,7 +313,12 @@ class ContainerRuntime:
         with self._cond:
             if self._stopped:
                 return None
+            replaced = self._pods.get(key)
             self._pods[key] = uid
+        if replaced is not None and replaced != uid:  # a new pod of the same name
+            self.forget(replaced)
+            with self._cond:
+                self._pods[key] = uid
         for container in spec.get("containers") or []:
             if not isinstance(container, dict):
                 continue
@@ -544,8 +550,8 @@ class ContainerRuntime:
                 if record.state == "running":
                     self._finish(record, KILLED_EXIT_CODE)
                 record.log.close()
-            for key in [k for k, u in self._pods.items() if u == uid]:
-                del self._pods[key]
+            for pod_key in [k for k, u in self._pods.items() if u == uid]:
+                del self._pods[pod_key]
 
     def parked(self, delta: int) -> None:
         """A Python program starts (+1) or stops (-1) waiting on the clock."""

@@ -161,6 +161,8 @@ class Kubelet:
         self._lock = threading.Lock()
         self._timers: dict[tuple[str, str], tuple[str, float]] = {}  # (key, stage) -> (uid, due)
         self._ips = 0
+        self._ip_of: dict[str, int] = {}  # pod uid -> its number (its IP)
+        self._backoffs: set[tuple[str, str, int]] = set()  # (uid, container, restarts) told
         self.runtime = ContainerRuntime(self.clock, self._container_changed,
                                         run_seconds=run_seconds, stop_seconds=stop_seconds)
         self.server = KubeletServer(self.runtime, authorization=_authorization(cluster)) \
@@ -313,7 +315,8 @@ class Kubelet:
             return wait
         first = not self.runtime.started(m["uid"])
         due = self.runtime.sync(pod)
-        self._report(pod)
+        status = self._report(pod)
+        self._backoff_events(pod, status)
         if first:
             names = ", ".join(c.get("name", "") for c in (pod.get("spec") or {}).get(
                 "containers") or [])
@@ -347,6 +350,8 @@ class Kubelet:
         self.runtime.forget(uid)
         with self._lock:
             self._written.pop(uid, None)
+            self._ip_of.pop(uid, None)
+            self._backoffs = {b for b in self._backoffs if b[0] != uid}
         return None
 
     # -- helpers ------------------------------------------------------------------------------
@@ -357,10 +362,26 @@ class Kubelet:
             self.core.pods(m["namespace"]).delete(
                 m["name"], grace_period_seconds=0, preconditions={"uid": m["uid"]})
 
+    def _backoff_events(self, pod: dict[str, Any], status: dict[str, Any]) -> None:
+        """A Warning `BackOff` Event once per crash that made a container wait."""
+        m = meta(pod)
+        for container in status.get("containerStatuses") or ():
+            waiting = (container.get("state") or {}).get("waiting") or {}
+            if waiting.get("reason") != "CrashLoopBackOff":
+                continue
+            crash = (m["uid"], str(container.get("name")), int(container.get("restartCount") or 0))
+            with self._lock:
+                seen = crash in self._backoffs
+                self._backoffs.add(crash)
+            if not seen:
+                record_event(self.recorder, pod, "v1", "Pod", "Warning", "BackOff",
+                             f"Back-off restarting failed container {crash[1]} in pod "
+                             f"{m['name']}_{m['namespace']}({m['uid']})")
+
     def _report(self, pod: dict[str, Any], started_at: str | None = None,
-                terminal: bool = False) -> None:
+                terminal: bool = False) -> dict[str, Any]:
         """Write the status the pod's containers call for, if it differs from the
-        pod's (the status manager's job)."""
+        pod's (the status manager's job); returns that status."""
         status = self.pod_status(pod, started_at=started_at, terminal=terminal)
         uid = meta(pod)["uid"]
         with self._lock:
@@ -369,6 +390,7 @@ class Kubelet:
             self._write_status(pod, status)
             with self._lock:
                 self._written[uid] = status
+        return status
 
     def pod_status(self, pod: dict[str, Any], started_at: str | None = None,
                    terminal: bool = False) -> dict[str, Any]:
@@ -398,7 +420,8 @@ class Kubelet:
                 _condition(old, "PodScheduled", True)],
             "hostIP": self.host_ip, "hostIPs": [{"ip": self.host_ip}],
         }
-        pod_ip = old.get("podIP") or (self._next_pod_ip() if statuses is not None else None)
+        pod_ip = old.get("podIP") or (self._pod_ip(meta(pod)["uid"]) if statuses is not None
+                                      else None)
         if pod_ip:
             status["podIP"] = pod_ip
             status["podIPs"] = [{"ip": pod_ip}]
@@ -439,6 +462,8 @@ class Kubelet:
                 del self._timers[timer]
             for uid in uids:
                 self._written.pop(uid, None)
+                self._ip_of.pop(uid, None)
+            self._backoffs = {b for b in self._backoffs if b[0] not in uids}
         for uid in uids:
             self.runtime.forget(uid)
 
@@ -450,8 +475,11 @@ class Kubelet:
             m["name"], {"metadata": {"uid": m["uid"], "resourceVersion": m["resourceVersion"]},
                         "status": status}, subresource="status")
 
-    def _next_pod_ip(self) -> str:
+    def _pod_ip(self, uid: str) -> str:
+        """The pod's IP: given once, the same however often its status is written."""
         with self._lock:
-            self._ips += 1
-            n = self._ips
+            if uid not in self._ip_of:
+                self._ips += 1
+                self._ip_of[uid] = self._ips
+            n = self._ip_of[uid]
         return f"10.244.0.{n % 254 + 1}" if n < 254 else f"10.244.{n // 254}.{n % 254 + 1}"

@@ -274,7 +274,8 @@ class ApiHandler:
         output = self._negotiate(request, ())
         return Response(status, encode(output, obj), _content_type(output))
 
-    def _serve(self, request: Request, route: _Route) -> Response | WatchStream | pod_logs.LogStream:
+    def _serve(self, request: Request, route: _Route
+               ) -> Response | WatchStream | pod_logs.LogStream:
         method = request.method
         rtype = route.rtype
         ns = route.namespace or ""

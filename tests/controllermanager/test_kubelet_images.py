@@ -226,6 +226,9 @@ def test_a_crashing_container_shows_crash_loop_back_off(
     assert status["lastState"]["terminated"]["exitCode"] == 2
     assert get(cluster, "crash")["status"]["phase"] == "Running"
     assert conditions(get(cluster, "crash"))["Ready"] == "False"
+    eventually(lambda: "Back-off restarting failed container app in pod crash_default(" in
+               kubectl("get", "events", "--field-selector", "reason=BackOff").stdout,
+               "the kubelet's BackOff Event")
     step(clock, cluster, 9)
     settle(cluster)
     assert container(get(cluster, "crash"))["restartCount"] == 1
