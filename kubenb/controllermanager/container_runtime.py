@@ -31,7 +31,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kubenb.clock import Clock
@@ -225,8 +225,9 @@ class _Container:
     backoff_updated: float = 0.0
     ctx: ContainerContext | None = None
     thread: threading.Thread | None = None
-    log: ContainerLog = None  # type: ignore[assignment]  # set by _start
+    log: ContainerLog = field(default_factory=ContainerLog)  # the current attempt's
     previous_log: ContainerLog | None = None
+    ran: bool = False  # whether an attempt was started (so `log` is not the first's)
 
     def container_id(self, attempt: int | None = None) -> str:
         n = self.attempt if attempt is None else attempt
@@ -296,6 +297,20 @@ class ContainerRuntime:
 
     # -- a pod's containers -------------------------------------------------------------------
 
+    def admit(self, pod: dict[str, Any]) -> None:
+        """The kubelet took the pod on: its containers are being created (a log request
+        for them says so)."""
+        metadata = pod.get("metadata") or {}
+        key = f"{metadata.get('namespace', '')}/{metadata.get('name', '')}"
+        uid = str(metadata.get("uid") or "")
+        with self._cond:
+            replaced = self._pods.get(key)
+            self._pods[key] = uid
+        if replaced is not None and replaced != uid:  # a new pod of the same name
+            self.forget(replaced)
+            with self._cond:
+                self._pods[key] = uid
+
     def started(self, uid: str) -> bool:
         with self._cond:
             return any(c.uid == uid for c in self._containers.values())
@@ -313,12 +328,7 @@ class ContainerRuntime:
         with self._cond:
             if self._stopped:
                 return None
-            replaced = self._pods.get(key)
-            self._pods[key] = uid
-        if replaced is not None and replaced != uid:  # a new pod of the same name
-            self.forget(replaced)
-            with self._cond:
-                self._pods[key] = uid
+        self.admit(pod)
         for container in spec.get("containers") or []:
             if not isinstance(container, dict):
                 continue
@@ -362,9 +372,10 @@ class ContainerRuntime:
                ) -> None:
         now = self.clock.now()
         with self._cond:
-            record.previous_log, record.log = record.log, ContainerLog()
-            if record.previous_log is not None:
+            if record.ran:
+                record.previous_log, record.log = record.log, ContainerLog()
                 record.previous_log.close()
+            record.ran = True
             record.state, record.started, record.stopping = "running", self._wall(), False
             record.kill_at = None
             behaviour = record.behaviour

@@ -307,6 +307,7 @@ class Kubelet:
         """Admit the pod (ContainerCreating), start its containers after `start_delay`,
         then keep its status in step with them."""
         m, status = meta(pod), pod.get("status") or {}
+        self.runtime.admit(pod)
         if not status.get("startTime"):  # just bound: the kubelet admits the pod
             self._report(pod, started_at=now_rfc3339())
             return self._wait(key, m["uid"], "start", self.start_delay)

@@ -188,3 +188,23 @@ def test_without_a_kubelet_the_status_says_so(cluster: Cluster, kubectl: Kubectl
     assert gone.returncode != 0
     assert "has no container runtime" in gone.stderr
     assert 'no kubelet answers for its node "kubenb-node-1"' in gone.stderr
+
+
+def test_a_pod_not_started_yet_or_not_scheduled_says_why(clock: FakeClock) -> None:
+    with kubenb.embedded(controllers={"kubelet"}, clock=clock,
+                         kubelet={"start_delay": 5}) as slow:
+        pods = slow.resource("pods")
+        pods.create({"metadata": {"name": "new"}, "spec": {
+            "containers": [{"name": "app", "image": "nginx"}]}})
+        wait_until(lambda: pods.get("new")["status"].get("startTime"), 10, "admitted")
+        base = f"{slow.config.server}/api/v1/namespaces/default/pods"
+        waiting = slow.rest.session.get(f"{base}/new/log", timeout=10)
+        assert waiting.status_code == 400
+        assert waiting.json()["message"] == \
+            'container "app" in pod "new" is waiting to start: ContainerCreating'
+        pods.create({"metadata": {"name": "elsewhere"}, "spec": {
+            "schedulerName": "my-scheduler", "containers": [{"name": "app", "image": "nginx"}]}})
+        unscheduled = slow.rest.session.get(f"{base}/elsewhere/log", timeout=10)
+        assert unscheduled.status_code == 400
+        assert unscheduled.json()["message"].startswith(
+            "pod elsewhere does not have a host assigned")
