@@ -12,8 +12,8 @@ What a container does comes from its image:
 * an `Image` registered with a Python function (`runtime.image("worker", run=fn)`)
   runs `fn(ctx)` on a thread of its own for each container attempt: `ctx.log()` writes
   what `kubectl logs` shows, `ctx.ready()` flips readiness, `ctx.sleep()` waits on the
-  kubelet's clock and returns True once SIGTERM came, and the return value is the exit
-  code (an exception: 1, with its traceback in the log);
+  kubelet's clock (cut short by SIGTERM) and returns True once SIGTERM came, and the
+  return value is the exit code (an exception: 1, with its traceback in the log);
 * any other image follows its command: `sleep N` / `exit N` in a container's command
   or args, or the pod annotations `kubenb.io/run-seconds` / `kubenb.io/exit-code`, say
   for how long it runs and how it exits; without them it runs forever under
@@ -187,15 +187,17 @@ class ContainerContext:
         self._runtime.set_ready(self._record, bool(ready))
 
     def sleep(self, seconds: float) -> bool:
-        """Wait `seconds` on the kubelet's clock; True (at once) once SIGTERM has come.
-        Waiting here is idle time: `ControllerManager.wait_idle()` does not wait for it."""
+        """Wait `seconds` on the kubelet's clock, or less if SIGTERM comes meanwhile;
+        True once SIGTERM has come. After SIGTERM it waits the whole time (a program
+        draining before it exits), unless the container is killed. Waiting here is idle
+        time: `ControllerManager.wait_idle()` does not wait for it."""
         self._check()
-        if not self._wake.is_set():
-            self._runtime.parked(+1)
-            try:
-                self.clock.wait_event(self._wake, max(float(seconds), 0.0))
-            finally:
-                self._runtime.parked(-1)
+        until = self._killed if self.stopping.is_set() else self._wake
+        self._runtime.parked(+1)
+        try:
+            self.clock.wait_event(until, max(float(seconds), 0.0))
+        finally:
+            self._runtime.parked(-1)
         self._check()
         return self.stopping.is_set()
 

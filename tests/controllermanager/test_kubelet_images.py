@@ -103,7 +103,7 @@ def test_a_program_that_ignores_sigterm_is_killed_when_the_grace_period_ends(
 
     def stubborn(ctx: ContainerContext) -> int:
         while True:
-            ctx.sleep(1)  # returns once SIGTERM came, and this program carries on
+            ctx.sleep(1)  # SIGTERM is not delivered to it: only SIGKILL ends this
 
     cluster.kubelet.image("stubborn", run=stubborn, ignores_sigterm=True)
     cluster.resource("pods").create(pod("old", "stubborn", terminationGracePeriodSeconds=8))
@@ -140,6 +140,34 @@ def test_a_program_that_handles_sigterm_exits_with_its_own_code(
     events = watch.wait_deleted()
     last = [obj for t, obj in events if t == "MODIFIED"][-1]
     assert container(last)["state"]["terminated"]["exitCode"] == 143
+
+
+@needs_kubectl
+def test_kubectl_wait_sees_a_draining_pod_turn_unready_before_it_goes(
+        make_cluster: MakeCluster, clock: FakeClock, tmp_path: Any) -> None:
+    cluster = make_cluster(controllers={"kubelet"})
+    assert cluster.kubelet is not None and cluster.server is not None
+    kubectl = Kubectl(cluster.server.kubeconfig_path, tmp_path)
+
+    def draining(ctx: ContainerContext) -> int:
+        while not ctx.sleep(3600):
+            pass
+        ctx.ready(False)  # out of the Service's endpoints first,
+        ctx.log("draining")
+        ctx.sleep(5)  # then finish what is in flight
+        ctx.log("drained")
+        return 0
+
+    cluster.kubelet.image("drainer", run=draining)
+    cluster.resource("pods").create(pod("api", "drainer"))
+    running(cluster, "api")
+    kubectl("delete", "pod", "api", "--wait=false")
+    waited = kubectl("wait", "--for=condition=Ready=False", "pod/api", "--timeout=30s")
+    assert "condition met" in waited.stdout
+    assert get(cluster, "api")["metadata"]["deletionTimestamp"]  # still Terminating
+    assert cluster.kubelet.logs("api") == "draining\n"
+    step(clock, cluster, 5)
+    wait_until(lambda: gone(cluster, "pods", "api"), 10, "the pod to go once drained")
 
 
 @needs_kubectl
