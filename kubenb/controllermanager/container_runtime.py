@@ -349,14 +349,17 @@ class ContainerRuntime:
                     self._finish(record, record.planned_code)
                 if record.state in ("terminated", "backoff") and not record.stopping and (
                         policy == "Always" or (policy == "OnFailure" and record.exit_code)):
+                    # Go's flowcontrol.Backoff: a back-off last moved more than twice the
+                    # cap before this crash has expired, and starts again from 10 s.
                     since = record.finished_clock
-                    if record.backoff is not None and now - since < record.backoff:
+                    expired = record.backoff is None or \
+                        since - record.backoff_updated > 2 * MAX_BACKOFF_SECONDS
+                    if not expired and now - since < (record.backoff or 0.0):
                         record.state = "backoff"
-                        dues.append(since + record.backoff)
+                        dues.append(since + (record.backoff or 0.0))
                         continue
-                    record.backoff = BACKOFF_SECONDS if record.backoff is None or \
-                        since - record.backoff_updated > 2 * MAX_BACKOFF_SECONDS else \
-                        min(record.backoff * 2, MAX_BACKOFF_SECONDS)
+                    record.backoff = BACKOFF_SECONDS if expired else \
+                        min((record.backoff or 0.0) * 2, MAX_BACKOFF_SECONDS)
                     record.backoff_updated = since
                     record.last = record.terminated()
                     record.attempt += 1

@@ -99,6 +99,10 @@ class _Server(ThreadingHTTPServer):
         self.stopping = threading.Event()
         super().__init__(("127.0.0.1", 0), _Handler)
 
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        threading.current_thread().name = "kubenb-kubelet-http"
+        super().process_request_thread(request, client_address)
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         log.debug("kubelet endpoint: error answering %s", client_address, exc_info=True)
 
