@@ -5,6 +5,7 @@ read_namespaced_pod_log, and the Statuses when no kubelet answers."""
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,7 +16,7 @@ import kubenb
 from kubenb.clock import FakeClock
 from kubenb.cluster import Cluster
 from kubenb.controllermanager.container_runtime import ContainerContext
-from tests.helpers import Kubectl, needs_kubectl, wait_until
+from tests.helpers import Kubectl, assert_no_new_threads, needs_kubectl, wait_until
 
 
 def ticker(ctx: ContainerContext) -> int:
@@ -208,3 +209,21 @@ def test_a_pod_not_started_yet_or_not_scheduled_says_why(clock: FakeClock) -> No
         assert unscheduled.status_code == 400
         assert unscheduled.json()["message"].startswith(
             "pod elsewhere does not have a host assigned")
+
+
+def test_closing_the_cluster_ends_an_open_follow_and_leaves_no_thread(clock: FakeClock) -> None:
+    before = set(threading.enumerate())
+    made = kubenb.embedded(controllers={"kubelet"}, clock=clock, kubelet={"start_delay": 0})
+    try:
+        assert made.kubelet is not None
+        made.kubelet.image("ticker", run=ticker)
+        run_pod(made, "tick", "ticker")
+        url = f"{made.config.server}/api/v1/namespaces/default/pods/tick/log"
+        following = requests.get(url, params={"follow": "true"}, stream=True, timeout=10)
+        lines = following.iter_lines()
+        assert next(lines) == b"starting attempt 0"
+    finally:
+        made.close()  # the kubelet stops (and with it the follow), then the server
+    assert list(lines) == []
+    following.close()
+    assert_no_new_threads(before, grace=5.0)
