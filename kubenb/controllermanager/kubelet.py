@@ -401,8 +401,7 @@ class Kubelet:
         phase = pod_phase(statuses, spec.get("restartPolicy", "Always"), terminal)
         done = phase in ("Succeeded", "Failed")
         shown = statuses if statuses is not None else [
-            {"name": c.get("name", ""), "state": {"waiting": {"reason": "ContainerCreating"}}}
-            for c in spec.get("containers") or [] if isinstance(c, dict)]
+            self._creating(c) for c in spec.get("containers") or [] if isinstance(c, dict)]
         unready = [str(s.get("name")) for s in shown if not s.get("ready")]
         if done:
             why: tuple[str, str] = ("PodCompleted", "")
@@ -427,8 +426,7 @@ class Kubelet:
             status["podIP"] = pod_ip
             status["podIPs"] = [{"ip": pod_ip}]
         status["startTime"] = started
-        status["containerStatuses"] = statuses if statuses is not None else [
-            self._creating(c) for c in spec.get("containers") or [] if isinstance(c, dict)]
+        status["containerStatuses"] = shown
         if old.get("qosClass"):
             status["qosClass"] = old["qosClass"]
         return status
