@@ -44,6 +44,7 @@ from kubenb.redact import redact_url
 
 if TYPE_CHECKING:  # types only: the server and controllers sit beside and above this module
     from kubenb.controllermanager import ControllerManager
+    from kubenb.controllermanager.kubelet import Kubelet
     from kubenb.recording import Recorder
     from kubenb.server import EmbeddedServer
 
@@ -126,6 +127,12 @@ class Cluster:
         self._first_lists: dict[int, _FirstListWatcher] = {}  # id(informer) -> its watcher
         self.replay: Any = None  # the Replay of kubenb.embedded(replay=...) / snapshot=
         self.controllers: ControllerManager | None = None  # kubenb.embedded()'s ControllerManager
+
+    @property
+    def kubelet(self) -> Kubelet | None:
+        """The simulated kubelet of `kubenb.embedded()`'s controllers (None when it does
+        not run): declare what images do with `cluster.kubelet.image(...)`."""
+        return self.controllers.kubelet if self.controllers is not None else None
 
     def __repr__(self) -> str:
         where = "embedded" if self.server is not None else "kubeconfig"

@@ -17,9 +17,11 @@ name                           what it does
                                (replicaset.py)
 ``job``                        Job -> Pods, completions, parallelism,
                                backoffLimit (job.py)
-``kubelet``                    registers a Node, schedules pods onto it,
-                               reports them Running / Succeeded / Failed, ends
-                               graceful deletions (kubelet.py)
+``kubelet``                    registers a Node, schedules pods onto it, runs
+                               their containers (images as Python programs,
+                               restarts with back-off, logs), stops them on
+                               deletion (kubelet.py, container_runtime.py,
+                               container_logs.py, kubelet_server.py)
 ``serviceaccount``             a ``default`` ServiceAccount in every namespace
                                (serviceaccounts.py)
 ``root-ca-cert-publisher``     a ``kube-root-ca.crt`` ConfigMap (the CA bundle
@@ -35,6 +37,7 @@ A controller whose name has dashes is the attribute with underscores
 (`manager.root_ca_cert_publisher`).
 """
 
+from kubenb.controllermanager.container_runtime import ContainerContext, ContainerKilled, Image
 from kubenb.controllermanager.deployment import DeploymentController
 from kubenb.controllermanager.garbage_collector import GarbageCollector
 from kubenb.controllermanager.job import JobController
@@ -46,9 +49,12 @@ from kubenb.controllermanager.serviceaccounts import ServiceAccountsController
 
 __all__ = [
     "CONTROLLERS",
+    "ContainerContext",
+    "ContainerKilled",
     "ControllerManager",
     "DeploymentController",
     "GarbageCollector",
+    "Image",
     "JobController",
     "Kubelet",
     "ReplicaSetController",

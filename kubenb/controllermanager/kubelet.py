@@ -1,22 +1,22 @@
 """A simulated kubelet (and scheduler) for one Node, written with kubenb.controller.
 
-A real kubelet runs containers; this one only reports what a kubelet would, so a
-cluster made by `kubenb.embedded()` behaves like a one-node cluster (kind, minikube):
+A cluster made by `kubenb.embedded()` behaves like a one-node cluster (kind, minikube):
 
-* at start it registers its Node, Ready (`kubectl get nodes` shows it at once);
+* at start it registers its Node, Ready (`kubectl get nodes` shows it at once), with
+  the port of its own small HTTP endpoint in `status.daemonEndpoints`, where the API
+  server asks for container logs (kubenb.controllermanager.kubelet_server);
 * as the scheduler, it binds each Pending pod to its Node with a Binding (unless the
   Node is cordoned);
-* as the kubelet, it reports a bound pod ContainerCreating at once and Running + Ready
-  `start_delay` clock seconds later;
-* a pod that does not restart (restartPolicy Never or OnFailure, e.g. a Job's) runs for
-  a while and finishes: `sleep N` / `exit N` in its command, or the annotations
-  `kubenb.io/run-seconds` / `kubenb.io/exit-code`, say for how long and how;
-  otherwise it runs `run_seconds` and exits 0. OnFailure restarts a failed container;
+* as the kubelet, it reports a bound pod ContainerCreating at once, then starts its
+  containers `start_delay` clock seconds later in its container runtime
+  (kubenb.controllermanager.container_runtime: what each image does, restarts with
+  back-off, logs) and reports what they do: Running, Ready or not, restarted,
+  `CrashLoopBackOff`, Succeeded or Failed, as a kubelet's status manager does;
 * a pod deleted with a grace period (the API server sets deletionTimestamp and
-  deletionGracePeriodSeconds) is removed once that period has passed on the clock, as
-  a kubelet does for a container that ignores SIGTERM: DELETE with gracePeriodSeconds=0.
-  With `stop_seconds` set, containers stop that long after SIGTERM instead (as nginx
-  does at once), when that is sooner.
+  deletionGracePeriodSeconds) has its containers stopped as on SIGTERM, at once unless
+  their image ignores SIGTERM (then SIGKILL when the grace period ends, exit 137); the
+  kubelet writes the stopped containers, Ready False and the final phase, then removes
+  the pod: DELETE with gracePeriodSeconds=0 and the pod's UID as precondition.
 
 Everything goes through kubenb's client over HTTP, like any other controller: the pods
 come from a shared informer, each pod's key goes through the workqueue, and a waiting
@@ -27,14 +27,22 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 import threading
+import time
 from typing import Any
 
 from kubenb.cache.keys import split_meta_namespace_key
 from kubenb.clock import Clock, RealClock
 from kubenb.cluster import Cluster
 from kubenb.controller.runner import Controller, Result
+from kubenb.controllermanager.container_runtime import (
+    EXIT_CODE_ANNOTATION,
+    RUN_SECONDS_ANNOTATION,
+    ContainerRuntime,
+    Image,
+    Run,
+    planned_run,
+)
 from kubenb.controllermanager.controller_utils import (
     get_condition,
     is_being_deleted,
@@ -42,28 +50,61 @@ from kubenb.controllermanager.controller_utils import (
     now_rfc3339,
     record_event,
 )
-from kubenb.errors import AlreadyExists, Conflict, KubenbError, NotFound
+from kubenb.controllermanager.kubelet_server import KubeletServer
+from kubenb.errors import AlreadyExists, Conflict, IdleTimeout, KubenbError, NotFound
 
 # The same Node, image references and ids, whoever writes them (seeded pods or this kubelet).
-from kubenb.nodeinfo import NODE_NAME, image_id, image_ref, node_body, node_digest
+from kubenb.nodeinfo import NODE_NAME, image_ref, node_body
 
-__all__ = ["NODE_NAME", "Kubelet", "node_body"]
+__all__ = ["EXIT_CODE_ANNOTATION", "NODE_NAME", "RUN_SECONDS_ANNOTATION", "Kubelet",
+           "node_body", "planned_run", "pod_phase"]
 
 log = logging.getLogger(__name__)
-
-RUN_SECONDS_ANNOTATION = "kubenb.io/run-seconds"
-EXIT_CODE_ANNOTATION = "kubenb.io/exit-code"
-_SLEEP = re.compile(r"\bsleep\s+(\d+(?:\.\d+)?)")
-_EXIT = re.compile(r"\bexit\s+(\d+)")
 
 
 # -- what a kubelet reports -------------------------------------------------------------------
 
 
-def _condition(kind: str, status: bool, at: str, reason: str = "",
+def pod_phase(statuses: list[dict[str, Any]] | None, restart_policy: str,
+              terminal: bool = False) -> str:
+    """The pod phase a kubelet derives from its container statuses (Go: getPhase).
+    A crash-looping container counts as stopped; `terminal`: the pod is being removed
+    and none of its containers will run again."""
+    if statuses is None:
+        return "Pending"
+    running = stopped = succeeded = waiting = 0
+    for status in statuses:
+        state = status.get("state") or {}
+        if "running" in state:
+            running += 1
+        elif "terminated" in state:
+            stopped += 1
+            succeeded += state["terminated"].get("exitCode") == 0
+        elif (status.get("lastState") or {}).get("terminated"):
+            stopped += 1
+        else:
+            waiting += 1
+    if waiting:
+        return "Pending"
+    if running:
+        return "Running"
+    if terminal:
+        return "Succeeded" if stopped == succeeded else "Failed"
+    if restart_policy == "Always":
+        return "Running"  # every container is on its way to a restart
+    if stopped == succeeded:
+        return "Succeeded"
+    return "Running" if restart_policy == "OnFailure" else "Failed"
+
+
+def _condition(old: dict[str, Any], kind: str, status: bool, reason: str = "",
                message: str = "") -> dict[str, Any]:
-    condition: dict[str, Any] = {"type": kind, "status": "True" if status else "False",
-                                 "lastProbeTime": None, "lastTransitionTime": at}
+    """A pod condition; its lastTransitionTime moves only when its status does."""
+    text = "True" if status else "False"
+    previous = get_condition(old, kind) or {}
+    at = previous.get("lastTransitionTime") if previous.get("status") == text else None
+    condition: dict[str, Any] = {"type": kind, "status": text, "lastProbeTime": None,
+                                 "lastTransitionTime": at or now_rfc3339()}
     if reason:
         condition["reason"] = reason
     if message:
@@ -71,94 +112,13 @@ def _condition(kind: str, status: bool, at: str, reason: str = "",
     return condition
 
 
-def _container_status(pod: dict[str, Any], container: dict[str, Any], state: dict[str, Any],
-                      ready: bool, restarts: int = 0,
-                      last: dict[str, Any] | None = None) -> dict[str, Any]:
-    image = image_ref(str(container.get("image") or ""))
-    running = "waiting" not in state
-    status: dict[str, Any] = {"name": container.get("name", ""), "state": state,
-                              "lastState": last or {}, "ready": ready, "restartCount": restarts,
-                              "image": image,
-                              "imageID": image_id(image) if running else "",
-                              "started": "running" in state}
-    if running:
-        status["containerID"] = "containerd://" + node_digest(
-            meta(pod).get("uid", ""), container.get("name", ""), str(restarts))
-    return status
-
-
-def pod_status(pod: dict[str, Any], phase: str, host_ip: str, pod_ip: str | None,
-               started_at: str, exit_code: int | None = None, restarts: int = 0,
-               last_exit: int | None = None) -> dict[str, Any]:
-    """The status a kubelet writes for `pod` in `phase`:
-    Pending (containers being created), Running (all ready), Succeeded or Failed."""
-    now = now_rfc3339()
-    containers = [c for c in (pod.get("spec") or {}).get("containers") or []
-                  if isinstance(c, dict)]
-    names = ", ".join(str(c.get("name", "")) for c in containers)
-    old = pod.get("status") or {}
-    scheduled = get_condition(old, "PodScheduled")
-    scheduled_at = (scheduled or {}).get("lastTransitionTime") or started_at
-    if phase == "Pending":
-        states: list[dict[str, Any]] = [{"waiting": {"reason": "ContainerCreating"}}
-                                        for _ in containers]
-        ready, why = False, ("ContainersNotReady", f"containers with unready status: [{names}]")
-    elif phase == "Running":
-        states = [{"running": {"startedAt": now}} for _ in containers]
-        ready, why = True, ("", "")
-    else:
-        reason = "Completed" if exit_code == 0 else "Error"
-        states = [{"terminated": {"exitCode": exit_code, "reason": reason,
-                                  "startedAt": started_at, "finishedAt": now}}
-                  for _ in containers]
-        ready, why = False, ("PodCompleted", "")
-    last = None
-    if last_exit is not None:
-        last = {"terminated": {"exitCode": last_exit, "reason": "Error",
-                               "startedAt": started_at, "finishedAt": now}}
-    status: dict[str, Any] = {
-        "phase": phase,
-        "conditions": [
-            _condition("PodReadyToStartContainers", phase == "Running", now),
-            _condition("Initialized", True, started_at,
-                       "PodCompleted" if phase in ("Succeeded", "Failed") else ""),
-            _condition("Ready", ready, now, *why),
-            _condition("ContainersReady", ready, now, *why),
-            _condition("PodScheduled", True, scheduled_at)],
-        "hostIP": host_ip, "hostIPs": [{"ip": host_ip}],
-    }
-    if pod_ip:
-        status["podIP"] = pod_ip
-        status["podIPs"] = [{"ip": pod_ip}]
-    status["startTime"] = old.get("startTime") or started_at
-    status["containerStatuses"] = [
-        _container_status(pod, c, state, ready, restarts, last)
-        for c, state in zip(containers, states, strict=True)]
-    if old.get("qosClass"):
-        status["qosClass"] = old["qosClass"]
-    return status
-
-
-def planned_run(pod: dict[str, Any], default_seconds: float) -> tuple[float, int]:
-    """How long a pod that does not restart runs, and its exit code: from the
-    annotations, else `sleep N` / `exit N` in its first container's command and args."""
-    annotations = meta(pod).get("annotations") or {}
-    containers = (pod.get("spec") or {}).get("containers") or [{}]
-    words = " ".join(str(w) for w in [*(containers[0].get("command") or []),
-                                      *(containers[0].get("args") or [])])
-    seconds, code = default_seconds, 0
-    if (found := _SLEEP.search(words)) is not None:
-        seconds = float(found.group(1))
-    if (exited := _EXIT.search(words)) is not None:
-        code = int(exited.group(1))
-    try:
-        seconds = float(annotations.get(RUN_SECONDS_ANNOTATION, seconds))
-        code = int(annotations.get(EXIT_CODE_ANNOTATION, code))
-    except ValueError as err:
-        raise KubenbError(f"pod {meta(pod).get('namespace')}/{meta(pod).get('name')}: "
-                          f"{RUN_SECONDS_ANNOTATION} must be a number and "
-                          f"{EXIT_CODE_ANNOTATION} an integer ({err})") from None
-    return max(seconds, 0.0), code
+def _authorization(cluster: Cluster) -> str | None:
+    """The Authorization header this kubelet's own connection sends: what it asks of
+    the API server when the server comes for logs (None: its connection sends none)."""
+    headers: dict[str, str] = {}
+    if cluster.config.auth is not None:
+        cluster.config.auth.apply(headers)
+    return headers.get("Authorization")
 
 
 # -- the controller ----------------------------------------------------------------------------
@@ -167,19 +127,23 @@ def planned_run(pod: dict[str, Any], default_seconds: float) -> tuple[float, int
 class Kubelet:
     """The simulated kubelet and scheduler of Node `node_name` (see the module docstring).
 
-    `start_delay`: clock seconds from binding to Running. `run_seconds`: how long a
-    container that finishes runs when nothing says otherwise. `stop_seconds`: how long
-    containers take to stop once a pod is deleted (None: they ignore SIGTERM, so the
-    pod goes when its grace period ends). `clock` drives every wait.
+    `start_delay`: clock seconds from binding to containers started. `run_seconds`: how
+    long a container that finishes runs when nothing says otherwise. `stop_seconds`:
+    how long containers take to stop on SIGTERM (0: at once, as nginx, pause or a Go
+    binary; None: every image ignores SIGTERM, so pods take their whole grace period).
+    `clock` drives every wait. `serve_logs=False` runs no HTTP endpoint (then the API
+    server answers log requests with a Status saying no kubelet answers).
+    Declare what an image does with `image()`.
     """
 
     def __init__(self, cluster: Cluster, *, node_name: str = NODE_NAME, start_delay: float = 1.0,
-                 run_seconds: float = 1.0, stop_seconds: float | None = None,
-                 clock: Clock | None = None, workers: int = 2,
+                 run_seconds: float = 1.0, stop_seconds: float | None = 0.0,
+                 clock: Clock | None = None, workers: int = 2, serve_logs: bool = True,
                  recorder: Any = None, scheduler_recorder: Any = None) -> None:
-        if start_delay < 0 or run_seconds < 0:
-            raise KubenbError(f"Kubelet: start_delay and run_seconds must be >= 0 seconds, got "
-                              f"{start_delay!r} and {run_seconds!r}")
+        if start_delay < 0 or run_seconds < 0 or (stop_seconds is not None and stop_seconds < 0):
+            raise KubenbError(f"Kubelet: start_delay, run_seconds and stop_seconds must be >= 0 "
+                              f"seconds, got {start_delay!r}, {run_seconds!r} and "
+                              f"{stop_seconds!r}")
         self.cluster = cluster
         self.node_name = node_name
         self.start_delay = start_delay
@@ -197,6 +161,13 @@ class Kubelet:
         self._lock = threading.Lock()
         self._timers: dict[tuple[str, str], tuple[str, float]] = {}  # (key, stage) -> (uid, due)
         self._ips = 0
+        self._ip_of: dict[str, int] = {}  # pod uid -> its number (its IP)
+        self._backoffs: set[tuple[str, str, int]] = set()  # (uid, container, restarts) told
+        self.runtime = ContainerRuntime(self.clock, self._container_changed,
+                                        run_seconds=run_seconds, stop_seconds=stop_seconds)
+        self.server = KubeletServer(self.runtime, authorization=_authorization(cluster)) \
+            if serve_logs else None
+        self._written: dict[str, dict[str, Any]] = {}  # pod uid -> the status last written
         self.controller = (
             Controller("kubelet", self.sync_pod, workers=workers, clock=self.clock)
             .watch(pods.informer(), predicate=self._mine)
@@ -205,23 +176,62 @@ class Kubelet:
     def __repr__(self) -> str:
         return f"Kubelet({self.node_name!r}, {self.controller!r})"
 
+    # -- images -------------------------------------------------------------------------------
+
+    def image(self, name: str, run: Run | None = None, *, ignores_sigterm: bool = False,
+              ready: bool = True) -> Image:
+        """Declare what containers of image `name` do: `run(ctx)` is their program (see
+        kubenb.controllermanager.container_runtime.ContainerContext), `ignores_sigterm`
+        makes them take the pod's whole grace period on deletion, `ready` is their
+        readiness once started. Returns the `Image`; a later call replaces it."""
+        return self.runtime.image(name, run, ignores_sigterm=ignores_sigterm, ready=ready)
+
+    def logs(self, name: str, container: str | None = None, namespace: str = "default",
+             previous: bool = False) -> str:
+        """What a container of pod `name` wrote (its first container by default), as
+        `kubectl logs` shows it."""
+        if container is None:
+            pod = self.core.pods(namespace).get(name)
+            container = str(((pod.get("spec") or {}).get("containers") or [{}])[0].get("name"))
+        return self.runtime.log(namespace, name, container, previous).text()
+
     # -- running ------------------------------------------------------------------------------
 
     def run(self) -> Kubelet:
-        """Register the Node, then sync pods in the background; returns self."""
+        """Open the log endpoint, register the Node, then sync pods in the background."""
+        if self.server is not None:
+            self.server.start()
         self.register_node()
         self.cluster.factory.start()
         self.controller.run()
         return self
 
     def stop(self) -> None:
-        """Stop syncing (the Node stays registered, as a stopped kubelet's does)."""
+        """Stop syncing and kill every container (the Node stays registered, as a stopped
+        kubelet's does)."""
         self.controller.stop()
+        self.runtime.stop()
+        if self.server is not None:
+            self.server.stop()
+
+    def run_until_idle(self, timeout: float = 10.0, quiet: float = 0.05) -> int:
+        """Wait until every container program waits on the clock (or has returned) and no
+        pod has anything to do now; how many things happened meanwhile."""
+        deadline = time.monotonic() + timeout
+        before = self.runtime.changes()
+        if not self.runtime.wait_idle(timeout):
+            raise IdleTimeout(f"kubelet: container programs still running after {timeout}s "
+                              "(a run(ctx) that does not wait with ctx.sleep?)")
+        ran = self.controller.run_until_idle(
+            timeout=max(deadline - time.monotonic(), 0.001), quiet=quiet)
+        return ran + self.runtime.changes() - before
 
     def register_node(self) -> dict[str, Any]:
         """Create this kubelet's Node, or report an existing one Ready again."""
         nodes = self.core.nodes()
         body = node_body(self.node_name, self.host_ip)
+        if self.server is not None:
+            body["status"]["daemonEndpoints"] = {"kubeletEndpoint": {"Port": self.server.port}}
         try:
             return dict(nodes.create(body))
         except AlreadyExists:
@@ -242,10 +252,14 @@ class Kubelet:
         return [f"{meta(p).get('namespace')}/{meta(p)['name']}" for p in self.pod_lister.list()
                 if not (p.get("spec") or {}).get("nodeName") and not is_being_deleted(p)]
 
+    def _container_changed(self, key: str) -> None:
+        """A container program returned or changed its readiness: look at its pod."""
+        self.controller.enqueue(key)
+
     # -- reconcile ----------------------------------------------------------------------------
 
     def sync_pod(self, key: str) -> Result | None:
-        """Move one pod a step along its life: bind, start, finish, or remove."""
+        """Move one pod a step along its life: bind, start, report, stop, or remove."""
         namespace, name = split_meta_namespace_key(key)
         try:
             pod = self.pod_lister.pods(namespace).get(name)
@@ -256,7 +270,7 @@ class Kubelet:
             return self._sync(key, pod)
         except NotFound:  # deleted meanwhile: its delete event comes next
             return None
-        except Conflict:  # a pod of the same name, not the one we looked at
+        except Conflict:  # a pod of the same name, or our cache was behind
             return Result(requeue=True)
 
     def _sync(self, key: str, pod: dict[str, Any]) -> Result | None:
@@ -267,12 +281,9 @@ class Kubelet:
             if spec.get("schedulerName", "default-scheduler") == "default-scheduler":
                 self.schedule(pod)  # (another scheduler's pod is not ours to bind)
             return None
-        phase = status.get("phase")
-        if phase == "Pending":
-            return self.start(key, pod)
-        if phase == "Running" and spec.get("restartPolicy", "Always") != "Always":
-            return self.run_to_completion(key, pod)
-        return None
+        if status.get("phase") in ("Succeeded", "Failed"):
+            return None  # done: its containers' logs stay readable until it is deleted
+        return self.start(key, pod)
 
     def schedule(self, pod: dict[str, Any]) -> None:
         """The scheduler's part: bind the pod to this Node, if the Node takes pods (a
@@ -293,68 +304,139 @@ class Kubelet:
                      f"Successfully assigned {m['namespace']}/{m['name']} to {self.node_name}")
 
     def start(self, key: str, pod: dict[str, Any]) -> Result | None:
-        """Report the containers being created, then (after `start_delay`) Running."""
+        """Admit the pod (ContainerCreating), start its containers after `start_delay`,
+        then keep its status in step with them."""
         m, status = meta(pod), pod.get("status") or {}
+        self.runtime.admit(pod)
         if not status.get("startTime"):  # just bound: the kubelet admits the pod
-            self._write_status(pod, pod_status(pod, "Pending", self.host_ip, None,
-                                               now_rfc3339()))
+            self._report(pod, started_at=now_rfc3339())
             return self._wait(key, m["uid"], "start", self.start_delay)
         wait = self._wait(key, m["uid"], "start", self.start_delay)
         if wait is not None:
             return wait
-        self._write_status(pod, pod_status(pod, "Running", self.host_ip, self._next_pod_ip(),
-                                           status["startTime"]))
-        names = ", ".join(c.get("name", "") for c in (pod.get("spec") or {}).get(
-            "containers") or [])
-        record_event(self.recorder, pod, "v1", "Pod", "Normal", "Started",
-                     f"Started container(s) {names}")
-        return None
-
-    def run_to_completion(self, key: str, pod: dict[str, Any]) -> Result | None:
-        """A container that finishes: Succeeded or Failed after its run time; with
-        restartPolicy OnFailure a failed container runs again (restartCount + 1)."""
-        m, status = meta(pod), pod.get("status") or {}
-        restarts = max([int(c.get("restartCount") or 0)
-                        for c in status.get("containerStatuses") or []] or [0])
-        seconds, code = planned_run(pod, self.run_seconds)
-        wait = self._wait(key, f"{m['uid']}/{restarts}", "run", seconds)
-        if wait is not None:
-            return wait
-        pod_ip = status.get("podIP")
-        if code != 0 and (pod.get("spec") or {}).get("restartPolicy") == "OnFailure":
-            self._write_status(pod, pod_status(pod, "Running", self.host_ip, pod_ip,
-                                               status["startTime"], restarts=restarts + 1,
-                                               last_exit=code))
-            return None
-        phase = "Succeeded" if code == 0 else "Failed"
-        self._write_status(pod, pod_status(pod, phase, self.host_ip, pod_ip,
-                                           status["startTime"], exit_code=code,
-                                           restarts=restarts))
-        return None
+        first = not self.runtime.started(m["uid"])
+        due = self.runtime.sync(pod)
+        status = self._report(pod)
+        self._backoff_events(pod, status)
+        if first:
+            names = ", ".join(c.get("name", "") for c in (pod.get("spec") or {}).get(
+                "containers") or [])
+            record_event(self.recorder, pod, "v1", "Pod", "Normal", "Started",
+                         f"Started container(s) {names}")
+        return Result(requeue_after=due) if due is not None else None
 
     def terminate(self, key: str, pod: dict[str, Any]) -> Result | None:
-        """A pod being deleted: remove it once its grace period has passed."""
+        """A pod being deleted: stop its containers (SIGTERM, then SIGKILL when the grace
+        period ends), report them stopped and the pod not Ready, then remove it."""
         m = meta(pod)
+        uid = m["uid"]
         grace = float(m.get("deletionGracePeriodSeconds") or 0)
-        if grace == 0 and m.get("finalizers"):
-            return None  # already let go of; the finalizers' owners finish the deletion
-        if self.stop_seconds is not None:
-            grace = min(grace, self.stop_seconds)
-        first = not self._has_timer(key, "terminate", m["uid"])
-        wait = self._wait(key, m["uid"], "terminate", grace)
-        if first:
+        if not self.runtime.started(uid):
+            if grace == 0 and m.get("finalizers"):
+                return None  # already let go of; the finalizers' owners finish the deletion
+            self._remove(pod)
+            return None
+        if not self._has_timer(key, "terminate", uid):
+            self._wait(key, uid, "terminate", 0)
             names = ", ".join(c.get("name", "") for c in (pod.get("spec") or {}).get(
                 "containers") or [])
             record_event(self.recorder, pod, "v1", "Pod", "Normal", "Killing",
                          f"Stopping container(s) {names}")
-        if wait is not None:
-            return wait
-        with contextlib.suppress(NotFound):
-            self.core.pods(m["namespace"]).delete(
-                m["name"], grace_period_seconds=0, preconditions={"uid": m["uid"]})
+        due = self.runtime.kill(pod, grace)
+        if due is not None:
+            self._report(pod)
+            return Result(requeue_after=due)
+        self._report(pod, terminal=True)
+        self._remove(pod)
+        self.runtime.forget(uid)
+        with self._lock:
+            self._written.pop(uid, None)
+            self._ip_of.pop(uid, None)
+            self._backoffs = {b for b in self._backoffs if b[0] != uid}
         return None
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def _remove(self, pod: dict[str, Any]) -> None:
+        m = meta(pod)
+        with contextlib.suppress(NotFound):
+            self.core.pods(m["namespace"]).delete(
+                m["name"], grace_period_seconds=0, preconditions={"uid": m["uid"]})
+
+    def _backoff_events(self, pod: dict[str, Any], status: dict[str, Any]) -> None:
+        """A Warning `BackOff` Event once per crash that made a container wait."""
+        m = meta(pod)
+        for container in status.get("containerStatuses") or ():
+            waiting = (container.get("state") or {}).get("waiting") or {}
+            if waiting.get("reason") != "CrashLoopBackOff":
+                continue
+            crash = (m["uid"], str(container.get("name")), int(container.get("restartCount") or 0))
+            with self._lock:
+                seen = crash in self._backoffs
+                self._backoffs.add(crash)
+            if not seen:
+                record_event(self.recorder, pod, "v1", "Pod", "Warning", "BackOff",
+                             f"Back-off restarting failed container {crash[1]} in pod "
+                             f"{m['name']}_{m['namespace']}({m['uid']})")
+
+    def _report(self, pod: dict[str, Any], started_at: str | None = None,
+                terminal: bool = False) -> dict[str, Any]:
+        """Write the status the pod's containers call for, if it differs from the
+        pod's (the status manager's job); returns that status."""
+        status = self.pod_status(pod, started_at=started_at, terminal=terminal)
+        uid = meta(pod)["uid"]
+        with self._lock:
+            same = self._written.get(uid) == status
+        if not same and status != (pod.get("status") or {}):
+            self._write_status(pod, status)
+            with self._lock:
+                self._written[uid] = status
+        return status
+
+    def pod_status(self, pod: dict[str, Any], started_at: str | None = None,
+                   terminal: bool = False) -> dict[str, Any]:
+        """The status a kubelet writes for `pod` from its containers' state."""
+        spec, old = pod.get("spec") or {}, pod.get("status") or {}
+        statuses = self.runtime.container_statuses(pod)
+        phase = pod_phase(statuses, spec.get("restartPolicy", "Always"), terminal)
+        done = phase in ("Succeeded", "Failed")
+        shown = statuses if statuses is not None else [
+            self._creating(c) for c in spec.get("containers") or [] if isinstance(c, dict)]
+        unready = [str(s.get("name")) for s in shown if not s.get("ready")]
+        if done:
+            why: tuple[str, str] = ("PodCompleted", "")
+        elif unready:
+            why = ("ContainersNotReady", f"containers with unready status: [{' '.join(unready)}]")
+        else:
+            why = ("", "")
+        started = old.get("startTime") or started_at or now_rfc3339()
+        status: dict[str, Any] = {
+            "phase": phase,
+            "conditions": [
+                _condition(old, "PodReadyToStartContainers", statuses is not None and not done),
+                _condition(old, "Initialized", True, "PodCompleted" if done else ""),
+                _condition(old, "Ready", not unready and not done, *why),
+                _condition(old, "ContainersReady", not unready and not done, *why),
+                _condition(old, "PodScheduled", True)],
+            "hostIP": self.host_ip, "hostIPs": [{"ip": self.host_ip}],
+        }
+        pod_ip = old.get("podIP") or (self._pod_ip(meta(pod)["uid"]) if statuses is not None
+                                      else None)
+        if pod_ip:
+            status["podIP"] = pod_ip
+            status["podIPs"] = [{"ip": pod_ip}]
+        status["startTime"] = started
+        status["containerStatuses"] = shown
+        if old.get("qosClass"):
+            status["qosClass"] = old["qosClass"]
+        return status
+
+    @staticmethod
+    def _creating(container: dict[str, Any]) -> dict[str, Any]:
+        return {"name": container.get("name", ""), "image": image_ref(str(
+            container.get("image") or "")), "imageID": "", "lastState": {}, "ready": False,
+            "restartCount": 0, "started": False,
+            "state": {"waiting": {"reason": "ContainerCreating"}}}
 
     def _wait(self, key: str, uid: str, stage: str, seconds: float) -> Result | None:
         """None once `seconds` have passed since this stage of this pod began, else the
@@ -374,8 +456,15 @@ class Kubelet:
 
     def _forget(self, key: str) -> None:
         with self._lock:
+            uids = {uid for (k, _), (uid, _) in self._timers.items() if k == key}
             for timer in [t for t in self._timers if t[0] == key]:
                 del self._timers[timer]
+            for uid in uids:
+                self._written.pop(uid, None)
+                self._ip_of.pop(uid, None)
+            self._backoffs = {b for b in self._backoffs if b[0] not in uids}
+        for uid in uids:
+            self.runtime.forget(uid)
 
     def _write_status(self, pod: dict[str, Any], status: dict[str, Any]) -> None:
         """PATCH the status of the pod as we saw it: if it changed since (our cache was
@@ -385,8 +474,11 @@ class Kubelet:
             m["name"], {"metadata": {"uid": m["uid"], "resourceVersion": m["resourceVersion"]},
                         "status": status}, subresource="status")
 
-    def _next_pod_ip(self) -> str:
+    def _pod_ip(self, uid: str) -> str:
+        """The pod's IP: given once, the same however often its status is written."""
         with self._lock:
-            self._ips += 1
-            n = self._ips
+            if uid not in self._ip_of:
+                self._ips += 1
+                self._ip_of[uid] = self._ips
+            n = self._ip_of[uid]
         return f"10.244.0.{n % 254 + 1}" if n < 254 else f"10.244.{n // 254}.{n % 254 + 1}"

@@ -204,7 +204,10 @@ class ControllerManager:
             ran = 0
             for controller in self.controllers.values():
                 left = max(deadline - time.monotonic(), 0.001)
-                ran += controller.controller.run_until_idle(timeout=left, quiet=quiet)
+                # The kubelet's own also waits for its containers' programs.
+                until_idle = getattr(controller, "run_until_idle", None) or \
+                    controller.controller.run_until_idle
+                ran += until_idle(timeout=left, quiet=quiet)
             if ran == 0:
                 return
 

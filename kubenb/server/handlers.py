@@ -21,7 +21,7 @@ from email.message import Message
 from typing import TYPE_CHECKING, Any
 
 from kubenb import printers
-from kubenb.server import discovery, errors, openapi, protobuf, reviews
+from kubenb.server import discovery, errors, openapi, pod_logs, protobuf, reviews
 from kubenb.server.apply import APPLY, Manager
 from kubenb.server.encoding import (
     DISCOVERY,
@@ -129,14 +129,14 @@ class ApiHandler:
 
     # -- entry point -------------------------------------------------------------
 
-    def handle(self, request: Request) -> Response | WatchStream:
+    def handle(self, request: Request) -> Response | WatchStream | pod_logs.LogStream:
         """Route and answer; never raises (a bug becomes a 500 Status, not a traceback)."""
         result = self._answer(request)
         if isinstance(result, Response) and _wants_pretty(request):
             return _pretty(result)
         return result
 
-    def _answer(self, request: Request) -> Response | WatchStream:
+    def _answer(self, request: Request) -> Response | WatchStream | pod_logs.LogStream:
         try:
             self._authenticate(request)
             if self.faults is not None:
@@ -182,7 +182,7 @@ class ApiHandler:
 
     # -- routing -------------------------------------------------------------------
 
-    def _dispatch(self, request: Request) -> Response | WatchStream:
+    def _dispatch(self, request: Request) -> Response | WatchStream | pod_logs.LogStream:
         path = request.path.rstrip("/") or "/"
         parts = [p for p in path.split("/") if p]
         if path in ("/healthz", "/livez", "/readyz") or (
@@ -274,10 +274,15 @@ class ApiHandler:
         output = self._negotiate(request, ())
         return Response(status, encode(output, obj), _content_type(output))
 
-    def _serve(self, request: Request, route: _Route) -> Response | WatchStream:
+    def _serve(self, request: Request, route: _Route
+               ) -> Response | WatchStream | pod_logs.LogStream:
         method = request.method
         rtype = route.rtype
         ns = route.namespace or ""
+        if route.subresource == "log" and rtype.kind == "Pod" and method == "GET":
+            authorization = f"Bearer {self._token}" if self._token is not None else None
+            return pod_logs.open_log(self.registry, rtype, ns, route.name, request.params,
+                                     authorization, self.stop)
         if not rtype.stored or route.subresource in reviews.SUBRESOURCES:
             return self._review_answer(request, route)
         if not route.name:

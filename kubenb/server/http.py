@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from kubenb.server import errors
 from kubenb.server.handlers import MAX_BODY, ApiHandler, Request, Response, status_response
+from kubenb.server.pod_logs import LogStream
 from kubenb.server.watch import WatchStream
 
 __all__ = ["KubeHTTPServer", "listen_backlog"]
@@ -99,6 +100,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
         result = self.server.app.handle(request)
         if isinstance(result, WatchStream):
             self._stream(result)
+        elif isinstance(result, LogStream):
+            self._stream_log(result)
         else:
             self._send(result)
 
@@ -117,6 +120,22 @@ class _RequestHandler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(response.body)
+
+    def _stream_log(self, stream: LogStream) -> None:
+        """A kubelet's log, passed on chunked as it comes (what `kubectl logs -f` reads)."""
+        try:
+            self.send_response(200)
+            self.send_header("Cache-Control", "no-cache, private")
+            self.send_header("Content-Type", stream.content_type)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for chunk in stream.chunks(self._client_gone):
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            self.close_connection = True  # the client went away
+        finally:
+            stream.close()
 
     def _client_gone(self) -> bool:
         conn = self.connection

@@ -9,8 +9,9 @@ the node's kubelet (`log`, `exec`, `attach`, `portforward`, `proxy`).
 
 The embedded server has one user, an administrator, and authorizes every request it
 authenticates (no RBAC: Roles and RoleBindings are stored, not enforced), so every access
-review is allowed. It runs no kubelet and no container runtime, so `kubectl logs`, `exec`,
-`attach` and `port-forward` get a 400 Status that says so, and `proxy` a 503.
+review is allowed. It runs no kubelet and no container runtime, so `exec`, `attach` and
+`port-forward` get a 400 Status that says so, and `proxy` a 503; a GET of `log` goes to
+the pod's node's kubelet (kubenb.server.pod_logs), and only other verbs reach here.
 """
 
 from __future__ import annotations

@@ -11,7 +11,14 @@ from typing import Any
 from kubenb.clock import FakeClock
 from kubenb.cluster import Cluster
 from kubenb.controllermanager.deployment import compute_hash, equal_ignore_hash
-from tests.controllermanager.conftest import apply, deployment, eventually, settle, step
+from tests.controllermanager.conftest import (
+    MakeCluster,
+    apply,
+    deployment,
+    eventually,
+    settle,
+    step,
+)
 from tests.helpers import Kubectl, needs_kubectl, wait_until
 
 REVISION = "deployment.kubernetes.io/revision"
@@ -123,7 +130,9 @@ def test_a_rolling_update_stays_within_max_surge_and_max_unavailable(cluster: Cl
                for m in events)
 
 
-def test_recreate_scales_the_old_pods_away_first(cluster: Cluster, clock: FakeClock) -> None:
+def test_recreate_scales_the_old_pods_away_first(make_cluster: MakeCluster,
+                                                 clock: FakeClock) -> None:
+    cluster = make_cluster(stop_seconds=None)  # containers ignore SIGTERM: 30 s to go
     cluster.resource("deployments").create(deployment(replicas=2, strategy={"type": "Recreate"}))
     eventually(lambda: rolled_out(cluster), "the first rollout")
     cluster.resource("deployments").patch("web", {"spec": {"template": {"spec": {

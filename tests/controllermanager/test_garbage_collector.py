@@ -114,7 +114,7 @@ def test_an_object_orphaned_since_it_was_cached_is_not_deleted(gc_only: Cluster)
 
 def test_foreground_deletion_waits_for_the_blocking_dependents(
         make_cluster: MakeCluster, clock: FakeClock) -> None:
-    cluster = make_cluster()  # the kubelet runs the pods and stops them after 30 s
+    cluster = make_cluster(stop_seconds=None)  # containers ignore SIGTERM: 30 s to stop
     owner = configmap(cluster, "owner")
     for name in ("p1", "p2"):
         cluster.resource("pods").create({"metadata": {

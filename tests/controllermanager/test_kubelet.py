@@ -72,8 +72,10 @@ def test_a_pod_is_bound_created_then_running(slow: Cluster, clock: FakeClock) ->
         assert "running" in c["state"] and c["containerID"].startswith("containerd://")
 
 
-def test_graceful_deletion_ends_when_the_grace_period_has_passed(
+def test_an_image_that_ignores_sigterm_takes_the_whole_grace_period(
         slow: Cluster, clock: FakeClock) -> None:
+    assert slow.kubelet is not None
+    slow.kubelet.image("nginx", ignores_sigterm=True)
     slow.resource("pods").create(pod("one", terminationGracePeriodSeconds=10))
     step(clock, slow, 2)
     eventually(lambda: get(slow, "one")["status"]["phase"] == "Running", "Running")
@@ -86,12 +88,29 @@ def test_graceful_deletion_ends_when_the_grace_period_has_passed(
     wait_until(lambda: gone(slow, "pods", "one"), 10, "the kubelet to remove the pod")
 
 
-def test_stop_seconds_ends_it_sooner(make_cluster: MakeCluster, clock: FakeClock) -> None:
+def test_stop_seconds_none_makes_every_image_ignore_sigterm(
+        make_cluster: MakeCluster, clock: FakeClock) -> None:
+    cluster = make_cluster(controllers={"kubelet"}, stop_seconds=None)
+    cluster.resource("pods").create(pod("one", terminationGracePeriodSeconds=5))
+    eventually(lambda: get(cluster, "one")["status"]["phase"] == "Running", "Running")
+    cluster.resource("pods").delete("one")
+    step(clock, cluster, 4)
+    settle(cluster)
+    assert get(cluster, "one")["metadata"]["deletionTimestamp"]
+    step(clock, cluster, 1)
+    wait_until(lambda: gone(cluster, "pods", "one"), 10, "the pod to go after its 5 s")
+
+
+def test_stop_seconds_is_how_long_containers_take_after_sigterm(
+        make_cluster: MakeCluster, clock: FakeClock) -> None:
     cluster = make_cluster(controllers={"kubelet"}, stop_seconds=1.0)
     cluster.resource("pods").create(pod("one"))
     eventually(lambda: get(cluster, "one")["status"]["phase"] == "Running", "Running")
-    cluster.resource("pods").delete("one")  # 30 s grace, but nginx stops at once
-    step(clock, cluster, 1)
+    cluster.resource("pods").delete("one")  # 30 s grace, but they stop after 1 s
+    step(clock, cluster, 0.5)
+    settle(cluster)
+    assert get(cluster, "one")["metadata"]["deletionTimestamp"]
+    step(clock, cluster, 0.5)
     wait_until(lambda: gone(cluster, "pods", "one"), 10, "the pod to go after 1 s")
 
 
@@ -140,14 +159,17 @@ def test_pods_that_do_not_restart_finish(slow: Cluster, clock: FakeClock) -> Non
 
 
 def test_run_time_and_exit_code_come_from_the_command() -> None:
-    def of(*command: str, **annotations: str) -> tuple[float, int]:
-        return planned_run({"metadata": {"annotations": annotations}, "spec": {"containers": [
-            {"command": list(command)}]}}, 1.0)
+    def of(*command: str, restart: str = "Never", **annotations: str
+           ) -> tuple[float | None, int]:
+        return planned_run({"metadata": {"annotations": annotations}, "spec": {
+            "restartPolicy": restart, "containers": [{"command": list(command)}]}}, 1.0)
 
     assert of("sh", "-c", "sleep 30; exit 4") == (30.0, 4)
     assert of("perl", "-Mbignum=bpi", "-wle", "print bpi(2000)") == (1.0, 0)
     assert of("sleep", "2.5") == (2.5, 0)
     assert of("sh", "-c", "exit 1", **{"kubenb.io/run-seconds": "7"}) == (7.0, 1)
+    assert of("nginx", restart="Always") == (None, 0)  # a server: runs until stopped
+    assert of("sh", "-c", "exit 1", restart="Always") == (1.0, 1)  # will crash-loop
     with pytest.raises(KubenbError, match=r"kubenb\.io/exit-code"):
         of(**{"kubenb.io/exit-code": "boom"})
 
@@ -183,6 +205,8 @@ def test_kubectl_delete_pod_waits_for_the_kubelet(slow: Cluster, clock: FakeCloc
                                                   tmp_path: Any) -> None:
     assert slow.server is not None
     kubectl = Kubectl(slow.server.kubeconfig_path, tmp_path)
+    assert slow.kubelet is not None
+    slow.kubelet.image("nginx", ignores_sigterm=True)
     slow.resource("pods").create(pod("one"))
     step(clock, slow, 2)
     eventually(lambda: get(slow, "one")["status"]["phase"] == "Running", "Running")
