@@ -72,7 +72,7 @@ def event_from_frame(frame: Any, line: bytes | str = b"") -> WatchEvent:
     obj = frame.get("object")
     if kind in EVENT_TYPES and isinstance(obj, dict):
         meta = obj.get("metadata")
-        if meta is not None and not (isinstance(meta, dict) and _meta_strings_ok(meta)):
+        if meta is not None and not _meta_ok(meta):
             raise WatchDecodeError(_malformed_metadata(kind, meta, line))
         return WatchEvent(kind, obj)
     if kind == "ERROR":
@@ -89,10 +89,17 @@ def event_from_frame(frame: Any, line: bytes | str = b"") -> WatchEvent:
 _META_STRINGS = ("name", "namespace", "resourceVersion", "uid")
 
 
-def _meta_strings_ok(meta: dict[str, Any]) -> bool:
-    """Every identity field that is present is a string (what a Go client's decode of
-    ObjectMeta demands; the cache keys and resourceVersions are built from them)."""
-    return all(isinstance(meta.get(f), str | None) for f in _META_STRINGS)
+def _meta_ok(meta: Any) -> bool:
+    """An object whose identity fields, where present, are strings (what a Go client's
+    decode of ObjectMeta demands; cache keys and resourceVersions are built from them).
+    Spelled out: it runs for every event, and a loop here cost a quarter of a decode."""
+    if type(meta) is not dict:
+        return False
+    get = meta.get
+    name, namespace, rv, uid = get("name"), get("namespace"), get("resourceVersion"), get("uid")
+    return ((name is None or type(name) is str) and (rv is None or type(rv) is str)
+            and (namespace is None or type(namespace) is str)
+            and (uid is None or type(uid) is str))
 
 
 def _malformed_metadata(kind: str, meta: Any, line: bytes | str) -> str:
