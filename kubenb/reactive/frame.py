@@ -29,7 +29,7 @@ from traitlets import Int
 
 from kubenb.cache.keys import meta_namespace_key_func
 from kubenb.clock import Clock
-from kubenb.printers import kind_for_resource
+from kubenb.printers import NONE, kind_for_resource
 from kubenb.reactive.columns import ColumnError, ColumnSet, build_columns, path_getter
 from kubenb.reactive.publisher import DEFAULT_RATE, Publisher
 from kubenb.reactive.rows import RowStore, user_copy
@@ -292,7 +292,13 @@ class LiveFrame(ReactiveView):
                 f"columns={list(self.columns.names)}, {state}, batches={self.batch})")
 
     def _repr_html_(self) -> str:
-        return self.df._repr_html_()  # type: ignore[operator]
+        """The frame as a notebook shows it: like `kubectl get`, a cell with no value
+        reads `<none>` (`df` keeps None there, pandas' missing value, for `isna()`)."""
+        df = self.df
+        missing = [c for c in df.columns if df[c].dtype == object and df[c].isna().any()]
+        if missing:
+            df[missing] = df[missing].fillna(NONE)
+        return df._repr_html_()  # type: ignore[operator]
 
 
 def build_frame(objects: Iterable[Any], columns: ColumnSet, now: float,

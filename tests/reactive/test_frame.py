@@ -394,3 +394,13 @@ def test_a_new_frame_holds_the_whole_synced_cache_when_made_and_after_flush() ->
             view.flush()
             assert len(view.df) == 40 and view.synced
             view.close()
+
+
+def test_a_frame_shows_kubectls_none_where_a_path_finds_nothing_and_keeps_none_in_df() -> None:
+    with kubenb.embedded(controllers=False) as cluster:
+        cluster.resource("pods").create({"metadata": {"name": "p"},
+                                         "spec": {"containers": [{"name": "c", "image": "x"}]}})
+        frame = cluster.frame("pods", extra_columns={"NODE": "spec.nodeName"}, progress=False)
+        assert frame.df["NODE"].isna().all()  # pandas' missing value, for isna()
+        html = frame._repr_html_()
+        assert "&lt;none&gt;" in html and "None" not in html
