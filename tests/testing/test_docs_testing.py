@@ -38,5 +38,8 @@ def test_the_guide_examples_pass(pytester: pytest.Pytester) -> None:
     for name, code in files.items():
         (pytester.path / name).write_text(code)
     tests = sum(len(TEST_FUNCTION.findall(code)) for code in files.values())
-    result = pytester.runpytest(*INNER_ARGS)
+    # In a process of its own: an in-process run forgets afterwards the modules it
+    # imported, and the official client's models, imported again by a later test of
+    # this worker, would no longer be the classes its other models check against.
+    result = pytester.runpytest_subprocess(*INNER_ARGS)
     result.assert_outcomes(passed=tests)
