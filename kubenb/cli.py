@@ -68,8 +68,12 @@ def _build_parser() -> argparse.ArgumentParser:
                        help="events kept for watch resumes (older RVs get 410)")
     serve.add_argument("--bookmark-interval", type=float, default=60.0,
                        help="seconds between watch BOOKMARK events")
-    serve.add_argument("--tls", action="store_true",
-                       help="serve HTTPS with a throwaway CA (its data goes in the kubeconfig)")
+    transport = serve.add_mutually_exclusive_group()
+    transport.add_argument("--plain-http", action="store_true",
+                           help="serve plain HTTP instead of HTTPS (the default, as a real "
+                                "API server: a throwaway CA, its data in the kubeconfig)")
+    transport.add_argument("--tls", action="store_true",
+                           help="serve HTTPS (the default already; kept for old scripts)")
     serve.add_argument("--seed-objects", type=_non_negative_int, default=0, metavar="N",
                        help="start with N realistic Running pods in namespace default")
     serve.add_argument("--churn", type=_non_negative_float, default=0.0, metavar="RATE",
@@ -140,7 +144,8 @@ def _serve(args: argparse.Namespace) -> int:
         names = controller_names(args.controllers)
         server = EmbeddedServer(host=args.host, port=args.port, token=args.token,
                                 history_window=args.history_window,
-                                bookmark_interval=args.bookmark_interval, tls=args.tls)
+                                bookmark_interval=args.bookmark_interval,
+                                tls=not args.plain_http)
         if args.seed_objects:
             server.seed_objects(args.seed_objects, seed=args.seed)
         churn = None

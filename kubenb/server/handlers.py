@@ -192,6 +192,8 @@ class ApiHandler:
             return self._encode(request, discovery.VERSION_INFO)
         if parts[:2] == ["openapi", "v3"]:
             return self._openapi(request, parts[2:])
+        if parts == ["openapi", "v2"]:
+            return self._swagger(request)
         if not parts or parts[0] not in ("api", "apis"):
             raise _NotFoundPage()
         if parts[0] == "api":
@@ -240,6 +242,21 @@ class ApiHandler:
         if doc is None:
             raise _NotFoundPage()
         return self._encode(request, doc)
+
+    def _swagger(self, request: Request) -> Response:
+        """/openapi/v2 as JSON. The protobuf form (what client-go's OpenAPISchema asks for,
+        and nothing else) is not made here: 406, and kubectl goes on without it."""
+        accept = request.header("Accept")
+        if accept and not any(media in accept for media in ("application/json", "*/*")):
+            raise errors.StatusError(errors.status_body(
+                406, "NotAcceptable", "only the following media types are accepted: "
+                "application/json (kubenb serves no protobuf OpenAPI v2 document)"))
+        body = dumps(openapi.swagger_doc(self.types, discovery.VERSION_INFO["gitVersion"]))
+        tag = discovery.etag(body)
+        headers = [("Etag", tag), ("Vary", "Accept-Encoding"), ("Vary", "Accept")]
+        if request.header("If-None-Match") == tag:
+            return Response(304, b"", _JSON, headers)
+        return Response(200, body, _JSON, headers)
 
     def _route(self, group: str, version: str, rest: list[str]) -> _Route:
         if rest[0] == "namespaces" and len(rest) >= 3:
