@@ -61,7 +61,9 @@ def _build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to bind (default: 127.0.0.1, loopback only)")
     serve.add_argument("--token", default=None,
-                       help="require this bearer token on API requests (401 without it)")
+                       help="require this bearer token on API requests (401 without it; "
+                            "over HTTPS one is made when none is given, and written to the "
+                            "kubeconfig, as a real API server wants credentials)")
     serve.add_argument("--kubeconfig-out", default=None, metavar="PATH",
                        help="also write a kubeconfig for this server to PATH")
     serve.add_argument("--history-window", type=int, default=10_000,
@@ -142,7 +144,12 @@ def _serve(args: argparse.Namespace) -> int:
 
     try:
         names = controller_names(args.controllers)
-        server = EmbeddedServer(host=args.host, port=args.port, token=args.token,
+        token = args.token
+        if token is None and not args.plain_http:
+            # The kubeconfig's user then has a credential kubectl can swap for another
+            # (`kubectl --token $(kubectl create token SA)`), as with a real cluster.
+            token = secrets.token_urlsafe(24)
+        server = EmbeddedServer(host=args.host, port=args.port, token=token,
                                 history_window=args.history_window,
                                 bookmark_interval=args.bookmark_interval,
                                 tls=not args.plain_http)

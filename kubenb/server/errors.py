@@ -18,6 +18,7 @@ __all__ = [
     "cause",
     "conflict",
     "expired",
+    "forbidden",
     "internal_error",
     "invalid",
     "invalid_list_options",
@@ -204,6 +205,26 @@ def too_large_resource_version(requested: int, current: int) -> StatusError:
 def unauthorized() -> StatusError:
     """401 for a missing or wrong bearer token."""
     return _err(401, "Unauthorized", "Unauthorized")
+
+
+def forbidden(resource: str, group: str, name: str, message: str) -> StatusError:
+    """403 as apierrors.NewForbidden writes it: `pods "x" is forbidden: ...`, or
+    `forbidden: ...` for a request on no resource (a path)."""
+    qualified = _qualified(resource, group) if resource else ""
+    if not qualified:
+        text = f"forbidden: {message}"
+    elif name:
+        text = f'{qualified} "{name}" is forbidden: {message}'
+    else:
+        text = f"{qualified} is forbidden: {message}"
+    details: dict[str, Any] = {}
+    if name:
+        details["name"] = name
+    if group:
+        details["group"] = group
+    if resource:
+        details["kind"] = resource
+    return _err(403, "Forbidden", text, details)
 
 
 def internal_error(message: str = "an error on the server has prevented the request "

@@ -10,7 +10,6 @@ request.
 
 from __future__ import annotations
 
-import hmac
 import json
 import logging
 import threading
@@ -21,8 +20,15 @@ from email.message import Message
 from typing import TYPE_CHECKING, Any
 
 from kubenb import printers
-from kubenb.server import discovery, errors, openapi, protobuf, reviews
+from kubenb.server import access_reviews, discovery, errors, openapi, protobuf, reviews
 from kubenb.server.apply import APPLY, Manager
+from kubenb.server.authentication import (
+    ADMIN,
+    Authenticator,
+    ImpersonationError,
+    UserInfo,
+    impersonation_requests,
+)
 from kubenb.server.encoding import (
     DISCOVERY,
     NOT_ACCEPTABLE,
@@ -40,9 +46,12 @@ from kubenb.server.encoding import (
 )
 from kubenb.server.params import bool_param, go_parse_bool
 from kubenb.server.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH
+from kubenb.server.rbac import RBACAuthorizer, forbidden
 from kubenb.server.registry import Registry, present
+from kubenb.server.request_info import Attributes, request_attributes
 from kubenb.server.resources import ResourceRegistry, ResourceType
 from kubenb.server.storage import Storage
+from kubenb.server.tokens import TokenIssuer
 from kubenb.server.watch import WatchStream
 
 if TYPE_CHECKING:
@@ -77,6 +86,7 @@ class Request:
     params: dict[str, str]
     headers: Message | dict[str, str]
     body: bytes = b""
+    user: UserInfo = ADMIN  # who sent it, once authenticated (and impersonated)
 
     def header(self, name: str) -> str:
         value = self.headers.get(name)
@@ -117,13 +127,15 @@ class ApiHandler:
     def __init__(self, storage: Storage, types: ResourceRegistry, registry: Registry,
                  stop: threading.Event, token: str | None = None,
                  bookmark_interval: float = 60.0, server_address: str = "",
-                 faults: Faults | None = None) -> None:
+                 faults: Faults | None = None, tokens: TokenIssuer | None = None) -> None:
         self.faults = faults  # the fault switches, asked first about every request
         self.storage = storage
         self.types = types
         self.registry = registry
         self.stop = stop
-        self._token = token
+        self.authenticator = Authenticator(storage, tokens or TokenIssuer(), token,
+                                           _PUBLIC_PATHS)
+        self.authorizer = RBACAuthorizer(storage)
         self.bookmark_interval = bookmark_interval
         self.server_address = server_address
 
@@ -139,6 +151,9 @@ class ApiHandler:
     def _answer(self, request: Request) -> Response | WatchStream:
         try:
             self._authenticate(request)
+            if not request.user.privileged:  # system:masters: no RBAC to ask
+                self._authorize(request.user, request_attributes(
+                    request.method, request.path, request.params))
             if self.faults is not None:
                 injected = self.faults.intercept(request)
                 if injected is not None:
@@ -148,6 +163,9 @@ class ApiHandler:
             return status_response(err)
         except _NotFoundPage:
             return Response(404, b"404 page not found\n", _TEXT)
+        except ImpersonationError as exc:
+            return Response(500, f'Internal Server Error: "{request.path}": {exc}\n'.encode(),
+                            _TEXT)
         except RecursionError as exc:
             # Bodies are depth-checked on the way in, so this is a bug; its traceback
             # would be thousands of identical lines: one line says where it went round.
@@ -165,14 +183,23 @@ class ApiHandler:
             return status_response(errors.internal_error())
 
     def _authenticate(self, request: Request) -> None:
-        """A bearer token as the apiserver reads it: the scheme in any case ("Bearer",
-        "bearer", "BEARER"), the token up to the next space."""
-        if self._token is None or request.path.rstrip("/") in _PUBLIC_PATHS:
-            return
-        parts = request.header("Authorization").strip().split(" ", 2)
-        given = parts[1] if len(parts) >= 2 and parts[0].lower() == "bearer" else ""
-        if not given or not hmac.compare_digest(given.encode(), self._token.encode()):
-            raise errors.unauthorized()
+        """Who sent `request` (kubenb.server.authentication), then whom it acts as: the
+        `Impersonate-*` headers, each allowed by the authorizer first."""
+        user = self.authenticator.authenticate(request.header("Authorization"), request.path)
+        impersonation = impersonation_requests(request.headers)
+        if impersonation is not None:
+            wanted, asked = impersonation
+            for want in asked:
+                self._authorize(user, Attributes(
+                    "impersonate", True, want.api_group, "", want.resource, want.subresource,
+                    want.namespace, want.name))
+            user = wanted
+        request.user = user
+
+    def _authorize(self, user: UserInfo, attrs: Attributes) -> None:
+        decision = self.authorizer.authorize(user, attrs)
+        if not decision.allowed:
+            raise forbidden(user, attrs, decision.reason)
 
     def _encode(self, request: Request, obj: Any, status: int = 200) -> Response:
         accept = request.header("Accept")
@@ -194,6 +221,11 @@ class ApiHandler:
             return self._openapi(request, parts[2:])
         if parts == ["openapi", "v2"]:
             return self._swagger(request)
+        if path == "/.well-known/openid-configuration":
+            return self._encode(request, self._openid_configuration())
+        if path == "/openid/v1/jwks":
+            return Response(200, dumps(self.authenticator.tokens.jwks()),
+                            "application/jwk-set+json")
         if not parts or parts[0] not in ("api", "apis"):
             raise _NotFoundPage()
         if parts[0] == "api":
@@ -242,6 +274,15 @@ class ApiHandler:
         if doc is None:
             raise _NotFoundPage()
         return self._encode(request, doc)
+
+    def _openid_configuration(self) -> dict[str, Any]:
+        """Service account issuer discovery: where the keys that verify tokens are."""
+        tokens = self.authenticator.tokens
+        return {"issuer": tokens.issuer,
+                "jwks_uri": f"https://{self.server_address}/openid/v1/jwks",
+                "response_types_supported": ["id_token"],
+                "subject_types_supported": ["public"],
+                "id_token_signing_alg_values_supported": [tokens.algorithm]}
 
     def _swagger(self, request: Request) -> Response:
         """/openapi/v2 as JSON. The protobuf form (what client-go's OpenAPISchema asks for,
@@ -295,6 +336,8 @@ class ApiHandler:
         method = request.method
         rtype = route.rtype
         ns = route.namespace or ""
+        if rtype.kind in access_reviews.KINDS or route.subresource == "token":
+            return self._access_answer(request, route)
         if not rtype.stored or route.subresource in reviews.SUBRESOURCES:
             return self._review_answer(request, route)
         if not route.name:
@@ -367,7 +410,24 @@ class ApiHandler:
         code, obj = reviews.serve(
             self._writer(request), route.rtype, route.namespace or "", route.name,
             route.subresource, request.method, body, request.params,
-            self._manager(request, subresource=route.subresource), self._token)
+            self._manager(request, subresource=route.subresource))
+        return self._respond(request, obj, code)
+
+    def _access_answer(self, request: Request, route: _Route) -> Response:
+        """Reviews of identity and access, and TokenRequests (kubenb.server.access_reviews)."""
+        if request.method != "POST" or (route.name and not route.subresource):
+            raise errors.method_not_allowed()
+        if route.rtype.kind == "ServiceAccount":
+            self.registry.get(route.rtype, route.namespace or "", route.name)  # 404 first
+        body = self._body(request, route.rtype) if request.body.strip() else None
+        access = access_reviews.Access(request.user, self.authenticator, self.authorizer)
+        if route.subresource == "token":
+            code, obj = access_reviews.token_request(access, self.storage, route.namespace or "",
+                                                     route.name, body)
+        else:
+            code, obj = access_reviews.serve(access, route.rtype.kind,
+                                             route.rtype.group_version, route.namespace or "",
+                                             body)
         return self._respond(request, obj, code)
 
     def _watch(self, request: Request, route: _Route, output: Output, include: str

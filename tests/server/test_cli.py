@@ -49,6 +49,10 @@ def serve(*flags: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
             proc.wait(5)
 
 
+def _token(kubeconfig: Path) -> str:
+    return str(yaml.safe_load(kubeconfig.read_text())["users"][0]["user"]["token"])
+
+
 def _ca_file(kubeconfig: Path, tmp_path: Path) -> str:
     cluster = yaml.safe_load(kubeconfig.read_text())["clusters"][0]["cluster"]
     ca = tmp_path / "ca.crt"
@@ -67,7 +71,9 @@ def test_serve_speaks_https_by_default_with_seed_objects(tmp_path: Path,
         config = yaml.safe_load(kubeconfig.read_text())
         assert config["clusters"][0]["cluster"]["server"] == url
         ca = _ca_file(kubeconfig, tmp_path)
-        pods = requests.get(url + PODS, verify=ca, timeout=10).json()["items"]
+        auth = {"Authorization": f"Bearer {_token(kubeconfig)}"}  # made for this server
+        assert requests.get(url + PODS, verify=ca, timeout=10).status_code == 401
+        pods = requests.get(url + PODS, verify=ca, headers=auth, timeout=10).json()["items"]
         assert len(pods) == 5 and {p["status"]["phase"] for p in pods} == {"Running"}
         with pytest.raises(requests.exceptions.SSLError):
             requests.get(url + "/readyz", timeout=10)
