@@ -167,8 +167,9 @@ def _bind(storage: Storage, namespace: str, service_account: str, ref: Obj
     kind, name = str(ref.get("kind") or ""), str(ref.get("name") or "")
     resource = _BINDABLE.get(kind)
     if resource is None or ref.get("apiVersion", "v1") != "v1":
-        raise errors.bad_request(f"cannot bind token to object of type "
-                                 f"{ref.get('apiVersion', '')}, Kind={kind}")
+        api_version = str(ref.get("apiVersion") or "")
+        gv = api_version if "/" in api_version else f"/{api_version}"  # Go's GVK.String()
+        raise errors.bad_request(f"cannot bind token to object of type {gv}, Kind={kind}")
     obj = storage.get(resource, "" if kind == "Node" else namespace, name)
     if obj is None:
         raise errors.not_found(resource, name)

@@ -96,7 +96,8 @@ def service_account_user(claims: TokenClaims, sa_uid: str,
         ref = bound.get(kind)
         if ref:
             extra[f"authentication.kubernetes.io/{kind}-name"] = (ref.get("name", ""),)
-            extra[f"authentication.kubernetes.io/{kind}-uid"] = (ref.get("uid", ""),)
+            if ref.get("uid"):
+                extra[f"authentication.kubernetes.io/{kind}-uid"] = (ref["uid"],)
     if claims.jti:
         extra[_CREDENTIAL_ID] = (f"JTI={claims.jti}",)
     return UserInfo(f"{_SA_PREFIX}{claims.namespace}:{name}", sa_uid,

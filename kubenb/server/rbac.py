@@ -121,8 +121,9 @@ class _Index:
         self._cluster_rules: dict[str, tuple[Rule, ...]] = {}
         for name in cluster_roles:
             self._cluster_rules[name] = self._aggregate(name, cluster_roles, set())
-        self.cluster: dict[tuple[str, str], list[_Grant]] = {}
-        self.namespaced: dict[tuple[str, str, str], list[_Grant]] = {}
+        # (grant, the subject as RBAC's reasons name it) by the subject's user key
+        self.cluster: dict[tuple[str, str], list[tuple[_Grant, str]]] = {}
+        self.namespaced: dict[tuple[str, str, str], list[tuple[_Grant, str]]] = {}
         self.errors: list[str] = []
         for binding in storage.list(CLUSTER_ROLE_BINDINGS, None)[0]:
             ref = binding.get("roleRef") or {}
@@ -133,8 +134,8 @@ class _Index:
                 continue
             grant = _Grant(rules, f'ClusterRoleBinding "{name}" of ClusterRole '
                                   f'"{ref.get("name")}"')
-            for key in _subject_keys(binding.get("subjects"), ""):
-                self.cluster.setdefault(key, []).append(grant)
+            for kind, subject, shown in _subject_keys(binding.get("subjects"), ""):
+                self.cluster.setdefault((kind, subject), []).append((grant, shown))
         for binding in storage.list(ROLE_BINDINGS, None)[0]:
             meta = binding.get("metadata") or {}
             namespace, name = meta.get("namespace", ""), meta.get("name", "")
@@ -151,8 +152,9 @@ class _Index:
                 continue
             grant = _Grant(rules, f'RoleBinding "{name}/{namespace}" of {ref.get("kind")} '
                                   f'"{ref.get("name")}"')
-            for kind, subject in _subject_keys(binding.get("subjects"), namespace):
-                self.namespaced.setdefault((namespace, kind, subject), []).append(grant)
+            for kind, subject, shown in _subject_keys(binding.get("subjects"), namespace):
+                self.namespaced.setdefault((namespace, kind, subject), []).append(
+                    (grant, shown))
 
     def _aggregate(self, name: str, roles: dict[str, dict[str, Any]], seen: set[str]
                    ) -> tuple[Rule, ...]:
@@ -179,16 +181,10 @@ class _Index:
         with the subject it reached through."""
         keys = [("User", user.username)] + [("Group", g) for g in user.groups]
         for key in keys:
-            for grant in self.cluster.get(key, ()):
-                yield grant, f"{key[0]} {_quote(key[1])}"
+            yield from self.cluster.get(key, ())
         if namespace:
             for kind, subject in keys:
-                for grant in self.namespaced.get((namespace, kind, subject), ()):
-                    yield grant, f"{kind} {_quote(subject)}"
-
-
-def _quote(text: str) -> str:
-    return '"' + text + '"'
+                yield from self.namespaced.get((namespace, kind, subject), ())
 
 
 def _rules(role: dict[str, Any]) -> tuple[Rule, ...]:
@@ -196,7 +192,8 @@ def _rules(role: dict[str, Any]) -> tuple[Rule, ...]:
     return tuple(r for r in rules if r is not None)
 
 
-def _subject_keys(subjects: Any, namespace: str) -> Iterable[tuple[str, str]]:
+def _subject_keys(subjects: Any, namespace: str) -> Iterable[tuple[str, str, str]]:
+    """(User | Group, the user or group name it matches, how RBAC's reasons name it)."""
     for subject in subjects if isinstance(subjects, list) else []:
         if not isinstance(subject, dict):
             continue
@@ -204,9 +201,11 @@ def _subject_keys(subjects: Any, namespace: str) -> Iterable[tuple[str, str]]:
         if kind == "ServiceAccount":
             sa_namespace = subject.get("namespace") or namespace
             if sa_namespace:
-                yield "User", f"{_SA_PREFIX}{sa_namespace}:{name}"
+                yield ("User", f"{_SA_PREFIX}{sa_namespace}:{name}",
+                       f'ServiceAccount "{name}/{sa_namespace}"')
         elif kind in ("User", "Group") and name:
-            yield kind, name
+            yield kind, name, f'{kind} "{name}"'
+
 
 
 class RBACAuthorizer:
