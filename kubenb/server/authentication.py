@@ -131,12 +131,14 @@ class ImpersonationRequest:
 def impersonation_requests(headers: Message | Mapping[str, str]
                            ) -> tuple[UserInfo, list[ImpersonationRequest]] | None:
     """The user `Impersonate-*` headers ask for, and what must be allowed for it; None
-    when the request impersonates no one. A group, uid or extra without a user is a 400."""
+    when the request impersonates no one. A group, uid or extra without a user raises
+    ImpersonationError."""
+    if not any(key[:12].lower() == "impersonate-" for key in headers):
+        return None  # the common case, in one pass over the header names
     users = _all(headers, "Impersonate-User")
     groups = _all(headers, "Impersonate-Group")
     uids = _all(headers, "Impersonate-Uid")
-    keys = sorted({k for k in (headers.keys() if isinstance(headers, Message) else headers)
-                   if k.lower().startswith("impersonate-extra-")})
+    keys = sorted({k for k in headers if k.lower().startswith("impersonate-extra-")})
     if not (users or groups or uids or keys):
         return None
     if not users:
@@ -168,6 +170,13 @@ def impersonation_requests(headers: Message | Mapping[str, str]
     return UserInfo(username, uid, tuple(groups), extra), asked
 
 
+@dataclass(frozen=True)
+class _VerifiedToken:
+    claims: TokenClaims
+    user: UserInfo
+    checks: tuple[tuple[str, str, Mapping[str, str], str], ...]  # what must still exist
+
+
 class Authenticator:
     """Turns a request's Authorization header into a UserInfo, or a 401."""
 
@@ -177,7 +186,7 @@ class Authenticator:
         self.tokens = tokens
         self._server_token = server_token.encode() if server_token else None
         self._public_paths = public_paths
-        self._verified: OrderedDict[str, TokenClaims] = OrderedDict()
+        self._verified: OrderedDict[str, _VerifiedToken] = OrderedDict()
         self._lock = threading.Lock()
 
     def authenticate(self, authorization: str, path: str) -> UserInfo:
@@ -198,40 +207,46 @@ class Authenticator:
             return ANONYMOUS
         raise errors.unauthorized()
 
-    def _claims(self, token: str) -> TokenClaims:
-        """Verified claims; signatures are checked once per token (expiry every time)."""
+    def _verified_token(self, token: str) -> _VerifiedToken:
+        """Claims, user and the objects to check, worked out once per token (a client
+        sends the same token again and again); its expiry is checked every time."""
         with self._lock:
-            claims = self._verified.get(token)
-            if claims is not None:
+            known = self._verified.get(token)
+            if known is not None:
                 self._verified.move_to_end(token)
-        if claims is None:
+        if known is None:
             claims = self.tokens.verify(token)
+            namespace = claims.namespace
+            checks: list[tuple[str, str, Mapping[str, str], str]] = [
+                ("serviceaccounts", namespace, claims.ref("serviceaccount") or {},
+                 "service account")]
+            bound: dict[str, Mapping[str, str]] = {}
+            for kind, resource, scoped in (("pod", "pods", True), ("secret", "secrets", True),
+                                           ("node", "nodes", False)):
+                ref = claims.ref(kind)
+                if ref is None:
+                    continue
+                bound[kind] = ref
+                if kind != "node" or "pod" not in bound:  # a pod's node is told, not bound
+                    checks.append((resource, namespace if scoped else "", ref, kind))
+            uid = str((claims.ref("serviceaccount") or {}).get("uid") or "")
+            known = _VerifiedToken(claims, service_account_user(claims, uid, bound),
+                                   tuple(checks))
             with self._lock:
-                self._verified[token] = claims
+                self._verified[token] = known
                 while len(self._verified) > _CACHE_SIZE:
                     self._verified.popitem(last=False)
-        elif self.tokens.now() > claims.expires:
+        elif self.tokens.now() > known.claims.expires:
             raise InvalidToken("service account token has expired")
-        return claims
+        return known
 
     def token_user(self, token: str) -> tuple[UserInfo, tuple[str, ...]]:
         """(user, audiences) of a ServiceAccount token, checked against what is stored
         now: the ServiceAccount and the bound object must exist with the uids named."""
-        claims = self._claims(token)
-        namespace = claims.namespace
-        sa_ref = claims.ref("serviceaccount") or {}
-        service_account = self._live("serviceaccounts", namespace, sa_ref, "service account")
-        bound: dict[str, Mapping[str, str]] = {}
-        for kind, resource, scoped in (("pod", "pods", True), ("secret", "secrets", True),
-                                       ("node", "nodes", False)):
-            ref = claims.ref(kind)
-            if ref is None:
-                continue
-            bound[kind] = ref
-            if kind != "node" or "pod" not in bound:  # a pod's node is told, not bound
-                self._live(resource, namespace if scoped else "", ref, kind)
-        uid = str((service_account.get("metadata") or {}).get("uid") or "")
-        return service_account_user(claims, uid, bound), claims.audiences
+        known = self._verified_token(token)
+        for resource, namespace, ref, what in known.checks:
+            self._live(resource, namespace, ref, what)
+        return known.user, known.claims.audiences
 
     def _live(self, resource: str, namespace: str, ref: Mapping[str, str], what: str
               ) -> dict[str, Any]:

@@ -38,6 +38,7 @@ ROLES = f"roles.{_GROUP}"
 ROLE_BINDINGS = f"rolebindings.{_GROUP}"
 RBAC_RESOURCES = (CLUSTER_ROLES, CLUSTER_ROLE_BINDINGS, ROLES, ROLE_BINDINGS)
 _SA_PREFIX = "system:serviceaccount:"
+_MAX_DECISIONS = 10_000
 
 
 @dataclass(frozen=True)
@@ -216,6 +217,8 @@ class RBACAuthorizer:
         self._lock = threading.Lock()
         self._index: _Index | None = None
         self._version: tuple[int, ...] = ()
+        # Answers given since the index was built: a client repeats its requests.
+        self._decisions: dict[tuple[str, tuple[str, ...], Attributes], Decision] = {}
 
     def _current(self) -> _Index:
         version = tuple(self.storage.writes(r) for r in RBAC_RESOURCES)
@@ -225,6 +228,7 @@ class RBACAuthorizer:
                     version = tuple(self.storage.writes(r) for r in RBAC_RESOURCES)
                     self._index = _Index(self.storage)
                 self._version = version
+                self._decisions = {}
             return self._index
 
     def authorize(self, user: UserInfo, attrs: Attributes) -> Decision:
@@ -232,10 +236,20 @@ class RBACAuthorizer:
         if user.privileged:
             return Decision(True)
         index = self._current()
+        key = (user.username, user.groups, attrs)
+        decisions = self._decisions
+        decision = decisions.get(key)
+        if decision is not None:
+            return decision
+        decision = Decision(False, "")
         for grant, subject in index.grants(user, attrs.namespace):
             if any(rule.allows(attrs) for rule in grant.rules):
-                return Decision(True, f"RBAC: allowed by {grant.source} to {subject}")
-        return Decision(False, "")
+                decision = Decision(True, f"RBAC: allowed by {grant.source} to {subject}")
+                break
+        if len(decisions) >= _MAX_DECISIONS:
+            decisions.clear()
+        decisions[key] = decision
+        return decision
 
     def rules_for(self, user: UserInfo, namespace: str
                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
