@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubenb.server import errors
+from kubenb.server.apply import Manager, track_update
 from kubenb.server.authentication import Authenticator, UserInfo
 from kubenb.server.encoding import now_rfc3339
 from kubenb.server.rbac import RBACAuthorizer
@@ -47,8 +48,17 @@ def _dict(value: Any) -> Obj:
     return value if isinstance(value, dict) else {}
 
 
-def serve(access: Access, kind: str, group_version: str, namespace: str, body: Any
-          ) -> tuple[int, Obj]:
+def _record_manager(meta: Obj, kind: str, group_version: str, spec: Obj,
+                    manager: Manager) -> None:
+    """The managedFields the real server's create handler records for what was sent."""
+    managed = track_update(None, {"kind": kind, "apiVersion": group_version, "metadata": {},
+                                  "spec": spec}, manager, group_version, now_rfc3339())
+    if managed:
+        meta["managedFields"] = managed
+
+
+def serve(access: Access, kind: str, group_version: str, namespace: str, body: Any,
+          manager: Manager) -> tuple[int, Obj]:
     """(201, the review answered) for a POSTed review of `kind`."""
     obj = _dict(body)
     meta = dict(_dict(obj.get("metadata")))
@@ -60,6 +70,7 @@ def serve(access: Access, kind: str, group_version: str, namespace: str, body: A
         out["status"] = {"userInfo": access.user.to_dict()}
         return 201, out
     if kind == "TokenReview":
+        _record_manager(meta, kind, group_version, spec, manager)
         out["spec"] = spec
         audiences = [str(a) for a in spec.get("audiences") or []]
         out["status"] = access.authenticator.review(str(spec.get("token") or ""), audiences)
@@ -72,6 +83,7 @@ def serve(access: Access, kind: str, group_version: str, namespace: str, body: A
                          "incomplete": False}
         return 201, out
     _check_access_review(kind, namespace, obj, spec)
+    _record_manager(meta, kind, group_version, spec, manager)
     out["spec"] = spec
     user = access.user if kind == "SelfSubjectAccessReview" else UserInfo(
         str(spec.get("user") or ""), str(spec.get("uid") or ""),
@@ -122,8 +134,8 @@ def _check_access_review(kind: str, namespace: str, obj: Obj, spec: Obj) -> None
         raise errors.invalid(kind, name, causes, "authorization.k8s.io")
 
 
-def token_request(access: Access, storage: Storage, namespace: str, name: str, body: Any
-                  ) -> tuple[int, Obj]:
+def token_request(access: Access, storage: Storage, namespace: str, name: str, body: Any,
+                  manager: Manager) -> tuple[int, Obj]:
     """POST serviceaccounts/NAME/token: a TokenRequest answered with a signed token."""
     service_account = storage.get("serviceaccounts", namespace, name)
     if service_account is None:
@@ -150,12 +162,15 @@ def token_request(access: Access, storage: Storage, namespace: str, name: str, b
     ref = spec.get("boundObjectRef")
     bound = _bind(storage, namespace, name, ref) if isinstance(ref, dict) else None
     token, expires = tokens.issue(namespace, service_account, audiences, seconds, bound)
+    meta: Obj = {"name": name, "namespace": namespace,
+                 "creationTimestamp": format_time(tokens.now())}
+    # What was sent, with expirationSeconds defaulted, is what the real server records.
+    _record_manager(meta, "TokenRequest", "authentication.k8s.io/v1",
+                    dict(spec, expirationSeconds=seconds), manager)
     spec = {"audiences": audiences, "expirationSeconds": seconds,
             "boundObjectRef": ref if isinstance(ref, dict) else None}
     answer = {"kind": "TokenRequest", "apiVersion": "authentication.k8s.io/v1",
-              "metadata": {"name": name, "namespace": namespace,
-                           "creationTimestamp": format_time(tokens.now())},
-              "spec": spec,
+              "metadata": meta, "spec": spec,
               "status": {"token": token, "expirationTimestamp": format_time(expires)}}
     return 201, answer
 

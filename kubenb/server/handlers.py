@@ -421,13 +421,14 @@ class ApiHandler:
             self.registry.get(route.rtype, route.namespace or "", route.name)  # 404 first
         body = self._body(request, route.rtype) if request.body.strip() else None
         access = access_reviews.Access(request.user, self.authenticator, self.authorizer)
+        manager = self._manager(request, subresource=route.subresource)
         if route.subresource == "token":
             code, obj = access_reviews.token_request(access, self.storage, route.namespace or "",
-                                                     route.name, body)
+                                                     route.name, body, manager)
         else:
             code, obj = access_reviews.serve(access, route.rtype.kind,
                                              route.rtype.group_version, route.namespace or "",
-                                             body)
+                                             body, manager)
         return self._respond(request, obj, code)
 
     def _watch(self, request: Request, route: _Route, output: Output, include: str
