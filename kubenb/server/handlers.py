@@ -20,7 +20,15 @@ from email.message import Message
 from typing import TYPE_CHECKING, Any
 
 from kubenb import printers
-from kubenb.server import access_reviews, discovery, errors, openapi, protobuf, reviews
+from kubenb.server import (
+    access_reviews,
+    discovery,
+    errors,
+    openapi,
+    protobuf,
+    reviews,
+    webhooks,
+)
 from kubenb.server.apply import APPLY, Manager
 from kubenb.server.authentication import (
     ADMIN,
@@ -136,6 +144,7 @@ class ApiHandler:
         self.authenticator = Authenticator(storage, tokens or TokenIssuer(), token,
                                            _PUBLIC_PATHS)
         self.authorizer = RBACAuthorizer(storage)
+        self.webhooks = webhooks.Webhooks(storage)
         self.bookmark_interval = bookmark_interval
         self.server_address = server_address
 
@@ -356,8 +365,14 @@ class ApiHandler:
                 self._require(rtype, "create")
                 registry = self._writer(request)
                 body = self._body(request, rtype)
-                return self._respond(request, registry.create(
-                    rtype, ns, body, manager=self._manager(request)), 201)
+                manager = self._manager(request)
+                meta = body.get("metadata") if isinstance(body, dict) else None
+                name = str(meta.get("name") or "") if isinstance(meta, dict) else ""
+                created = self._admitted(
+                    request, "CREATE", route, registry, name,
+                    lambda reg, _: reg.create(rtype, ns, body, manager=manager),
+                    lambda reg, mutated: reg.create(rtype, ns, mutated, manager=manager))
+                return self._respond(request, created, 201)
             if method == "DELETE":
                 self._require(rtype, "deletecollection")
                 options = self._delete_options(request)
@@ -378,8 +393,13 @@ class ApiHandler:
             registry = self._writer(request)
             body = self._body(request, rtype)
             manager = self._manager(request, subresource=route.subresource)
-            return self._respond(request, registry.update(
-                rtype, ns, route.name, body, route.subresource, manager))
+
+            def put(reg: Registry, mutated: Any) -> Any:
+                return reg.update(rtype, ns, route.name, body if mutated is None else mutated,
+                                  route.subresource, manager)
+
+            return self._respond(request, self._admitted(request, "UPDATE", route, registry,
+                                                         route.name, put, put))
         if method == "PATCH":
             self._require(rtype, "patch")
             patch_type = self._patch_type(request, rtype)
@@ -388,14 +408,31 @@ class ApiHandler:
                 return self._apply(request, route, registry)
             patch = self._patch_body(request)
             manager = self._manager(request, subresource=route.subresource)
-            return self._respond(request, registry.patch(
-                rtype, ns, route.name, patch_type, patch, route.subresource, manager))
+            return self._respond(request, self._admitted(
+                request, "UPDATE", route, registry, route.name,
+                lambda reg, _: reg.patch(rtype, ns, route.name, patch_type, patch,
+                                         route.subresource, manager),
+                lambda reg, mutated: reg.update(rtype, ns, route.name, mutated,
+                                                route.subresource, manager)))
         if method == "DELETE" and not route.subresource:
             self._require(rtype, "delete")
             options = self._delete_options(request)
-            return self._respond(request, self._writer(request, options).delete(
-                rtype, ns, route.name, options))
+            return self._respond(request, self._admitted(
+                request, "DELETE", route, self._writer(request, options), route.name,
+                lambda reg, _: reg.delete(rtype, ns, route.name, options), None, options))
         raise errors.method_not_allowed()
+
+    def _admitted(self, request: Request, operation: str, route: _Route, writer: Registry,
+                  name: str, write: webhooks.Write, rewrite: webhooks.Write | None,
+                  options: dict[str, Any] | None = None) -> Any:
+        """A write, once the admission webhooks (kubenb.server.webhooks) admit it."""
+        attrs = webhooks.AdmissionAttributes(
+            operation, route.rtype, route.namespace or "", name, request.user,
+            route.subresource, writer.dry_run,
+            {k: v for k, v in (options or {}).items() if k in ("propagationPolicy",
+                                                                 "gracePeriodSeconds")})
+        return webhooks.admitted_write(self.webhooks, self.registry, writer, attrs, write,
+                                       rewrite)
 
     def _review_answer(self, request: Request, route: _Route) -> Response:
         """Reviews, bindings and the subresources kubenb.server.reviews answers."""
