@@ -78,6 +78,18 @@ class _RequestHandler(BaseHTTPRequestHandler):
         self.send_response_only(code, message)
         self.send_header("Date", self.date_time_string())
 
+    def send_error(self, code: int, message: str | None = None,
+                   explain: str | None = None) -> None:
+        """A request that is not HTTP (a TLS ClientHello on the plain port, a garbled
+        line): Go's plain-text answer, `400 Bad Request`, then close; not an HTML page."""
+        phrase = self.responses.get(code, ("",))[0]
+        text = f"{code} {phrase}".strip()
+        self.close_connection = True
+        self.log_error("code %d, message %s", code, message)
+        with contextlib.suppress(OSError):
+            self.wfile.write(f"HTTP/1.1 {text}\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                             f"Connection: close\r\n\r\n{text}".encode("latin-1"))
+
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s " + format, self.address_string(), *args)
 

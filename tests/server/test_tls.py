@@ -287,3 +287,19 @@ def test_connection_close_ends_with_close_notify_not_a_truncation(
         while chunk := conn.recv(4096):  # b"" only after close_notify; else SSLEOFError
             reply += chunk
     assert reply.startswith(b"HTTP/1.1 200 OK") and reply.endswith(b"}\n")
+
+
+def test_a_tls_hello_on_the_plain_port_gets_a_plain_text_400(server: EmbeddedServer) -> None:
+    ctx = ssl.create_default_context()
+    outgoing, incoming = ssl.MemoryBIO(), ssl.MemoryBIO()
+    hello = ctx.wrap_bio(incoming, outgoing, server_hostname="localhost")
+    with pytest.raises(ssl.SSLWantReadError):
+        hello.do_handshake()
+    port = int(server.url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as raw:
+        raw.sendall(outgoing.read())
+        reply = b""
+        while chunk := raw.recv(4096):
+            reply += chunk
+    assert reply == (b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                     b"Connection: close\r\n\r\n400 Bad Request")  # as Go's server, no HTML
