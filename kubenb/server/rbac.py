@@ -108,6 +108,7 @@ class _Grant:
 
     rules: tuple[Rule, ...]
     source: str
+    error: str = ""  # the binding's role is missing: RBAC says so in its reason
 
 
 class _Index:
@@ -125,16 +126,15 @@ class _Index:
         # (grant, the subject as RBAC's reasons name it) by the subject's user key
         self.cluster: dict[tuple[str, str], list[tuple[_Grant, str]]] = {}
         self.namespaced: dict[tuple[str, str, str], list[tuple[_Grant, str]]] = {}
-        self.errors: list[str] = []
         for binding in storage.list(CLUSTER_ROLE_BINDINGS, None)[0]:
             ref = binding.get("roleRef") or {}
             name = (binding.get("metadata") or {}).get("name", "")
             rules = self._cluster_rules.get(str(ref.get("name")))
+            grant = _Grant(rules or (), f'ClusterRoleBinding "{name}" of ClusterRole '
+                                        f'"{ref.get("name")}"')
             if rules is None or ref.get("kind") != "ClusterRole":
-                self.errors.append(f'clusterrole.{_GROUP} "{ref.get("name")}" not found')
-                continue
-            grant = _Grant(rules, f'ClusterRoleBinding "{name}" of ClusterRole '
-                                  f'"{ref.get("name")}"')
+                grant = _Grant((), grant.source,
+                               f'clusterrole.{_GROUP} "{ref.get("name")}" not found')
             for kind, subject, shown in _subject_keys(binding.get("subjects"), ""):
                 self.cluster.setdefault((kind, subject), []).append((grant, shown))
         for binding in storage.list(ROLE_BINDINGS, None)[0]:
@@ -148,11 +148,9 @@ class _Index:
                 role = roles.get((namespace, ref.get("name")))
                 rules = None if role is None else _rules(role)
                 missing = f'role.{_GROUP} "{ref.get("name")}" not found'
-            if rules is None:
-                self.errors.append(missing)
-                continue
-            grant = _Grant(rules, f'RoleBinding "{name}/{namespace}" of {ref.get("kind")} '
-                                  f'"{ref.get("name")}"')
+            grant = _Grant(rules or (), f'RoleBinding "{name}/{namespace}" of '
+                                        f'{ref.get("kind")} "{ref.get("name")}"',
+                           missing if rules is None else "")
             for kind, subject, shown in _subject_keys(binding.get("subjects"), namespace):
                 self.namespaced.setdefault((namespace, kind, subject), []).append(
                     (grant, shown))
@@ -241,11 +239,17 @@ class RBACAuthorizer:
         decision = decisions.get(key)
         if decision is not None:
             return decision
-        decision = Decision(False, "")
+        missing = []
         for grant, subject in index.grants(user, attrs.namespace):
-            if any(rule.allows(attrs) for rule in grant.rules):
+            if grant.error:
+                missing.append(grant.error)
+            elif any(rule.allows(attrs) for rule in grant.rules):
                 decision = Decision(True, f"RBAC: allowed by {grant.source} to {subject}")
                 break
+        else:
+            # As rbac.go: the roles it could not find, in its reason (errors.NewAggregate).
+            shown = missing[0] if len(missing) == 1 else "[" + ", ".join(missing) + "]"
+            decision = Decision(False, f"RBAC: {shown}" if missing else "")
         if len(decisions) >= _MAX_DECISIONS:
             decisions.clear()
         decisions[key] = decision

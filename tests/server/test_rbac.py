@@ -77,7 +77,11 @@ def test_bindings_take_effect_as_they_change(world: World, robot: Api) -> None:
     assert robot.get(cms, params={"watch": "true", "timeoutSeconds": "1"}).status_code == 403
     world.admin.delete(f"{RBAC}/namespaces/default/roles/cm-reader")
     denied = robot.get(cms)
-    assert denied.status_code == 403  # the binding names a role that is gone
+    assert denied.status_code == 403  # the binding names a role that is gone: RBAC says so
+    assert denied.json()["message"] == (
+        f'configmaps is forbidden: User "{ROBOT}" cannot list resource "configmaps" in API '
+        'group "" in the namespace "default": RBAC: role.rbac.authorization.k8s.io '
+        '"cm-reader" not found')
     world.admin.post(f"{RBAC}/clusterrolebindings", {
         "metadata": {"name": "robot-edits"},
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
