@@ -30,7 +30,8 @@ def server_process(seed_pods: int = 0, *extra: str) -> Iterator[ServerProcess]:
     """`python -m kubenb serve` with `seed_pods` realistic pods in namespace default."""
     with tempfile.TemporaryDirectory(prefix="kubenb-bench-") as tmp:
         kubeconfig = str(Path(tmp) / "kubeconfig")
-        cmd = [sys.executable, "-m", "kubenb", "serve", "--port", "0",
+        # Plain HTTP, so the figures compare clients, not TLS stacks.
+        cmd = [sys.executable, "-m", "kubenb", "serve", "--port", "0", "--plain-http",
                "--kubeconfig-out", kubeconfig, "--seed-objects", str(seed_pods), *extra]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True,
                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})

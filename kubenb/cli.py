@@ -73,7 +73,9 @@ def _build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to bind (default: 127.0.0.1, loopback only)")
     serve.add_argument("--token", default=None,
-                       help="require this bearer token on API requests (401 without it)")
+                       help="require this bearer token on API requests (401 without it; "
+                            "over HTTPS one is made when none is given, and written to the "
+                            "kubeconfig, as a real API server wants credentials)")
     serve.add_argument("--kubeconfig-out", default=None, metavar="PATH",
                        help="also write a kubeconfig for this server to PATH")
     serve.add_argument("--history-window", type=int, default=10_000,
@@ -81,8 +83,12 @@ def _build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--bookmark-interval", type=float, default=None,
                        help="seconds between watch BOOKMARK events (default 60; with "
                             "--replay, only the recorded bookmarks are sent)")
-    serve.add_argument("--tls", action="store_true",
-                       help="serve HTTPS with a throwaway CA (its data goes in the kubeconfig)")
+    transport = serve.add_mutually_exclusive_group()
+    transport.add_argument("--plain-http", action="store_true",
+                           help="serve plain HTTP instead of HTTPS (the default, as a real "
+                                "API server: a throwaway CA, its data in the kubeconfig)")
+    transport.add_argument("--tls", action="store_true",
+                           help="serve HTTPS (the default already; kept for old scripts)")
     serve.add_argument("--seed-objects", type=_non_negative_int, default=0, metavar="N",
                        help="start with N realistic Running pods in namespace default")
     serve.add_argument("--churn", type=_non_negative_float, default=0.0, metavar="RATE",
@@ -156,9 +162,14 @@ def _serve(args: argparse.Namespace) -> int:
         bookmarks = args.bookmark_interval
         if bookmarks is None:
             bookmarks = 1e9 if recording is not None else 60.0
-        server = EmbeddedServer(host=args.host, port=args.port, token=args.token,
+        token = args.token
+        if token is None and not args.plain_http:
+            # The kubeconfig's user then has a credential kubectl can swap for another
+            # (`kubectl --token $(kubectl create token SA)`), as with a real cluster.
+            token = secrets.token_urlsafe(24)
+        server = EmbeddedServer(host=args.host, port=args.port, token=token,
                                 history_window=args.history_window,
-                                bookmark_interval=bookmarks, tls=args.tls)
+                                bookmark_interval=bookmarks, tls=not args.plain_http)
         if args.seed_objects:
             server.seed_objects(args.seed_objects, seed=args.seed)
         churn = None

@@ -25,6 +25,7 @@ import ipaddress
 from typing import Any
 
 from kubenb.server import errors
+from kubenb.server.authentication import ADMIN
 from kubenb.server.defaults import dict_items, ensure_dict, qos_class
 from kubenb.server.errors import cause
 from kubenb.server.resources import ResourceType
@@ -47,9 +48,9 @@ _DEFAULT_TOLERATIONS: tuple[dict[str, Any], ...] = tuple(
 SYSTEM_PRIORITY_CLASSES = {"system-node-critical": 2000001000,
                            "system-cluster-critical": 2000000000}
 
-ADMIN_USER: dict[str, Any] = {"username": "kubenb-admin",
-                              "groups": ["system:masters", "system:authenticated"]}
-"""Who every request is: the embedded server has one user, an administrator."""
+ADMIN_USER: dict[str, Any] = ADMIN.to_dict()
+"""The administrator (kubenb.server.authentication.ADMIN), whom a CertificateSigningRequest
+names as its requester: the registry is not told who writes (a simplification)."""
 
 _INITIAL_STATUS: dict[tuple[str, str], dict[str, Any]] = {
     ("", "Namespace"): {"phase": "Active"},

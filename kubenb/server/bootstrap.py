@@ -5,29 +5,37 @@ A real apiserver creates, besides the four system namespaces (see rest.SYSTEM_NA
 - the `default/kubernetes` Service (cluster IP 10.96.0.1, port 443) with an Endpoints and
   an EndpointSlice pointing at the apiserver itself, kept current by its reconciler;
 - the PriorityClasses `system-node-critical` and `system-cluster-critical`;
-- the bootstrap RBAC roles, among them `cluster-admin` bound to the group `system:masters`.
+- the bootstrap RBAC roles and bindings: `cluster-admin` bound to the group
+  `system:masters`, `admin`, `edit`, `view` (aggregated), `system:basic-user`,
+  `system:discovery`, `system:public-info-viewer`, the controllers' roles, ...
 
-kubenb writes the first two as the real server does and, of the RBAC defaults, only
-`cluster-admin` and its binding (roles are stored, not enforced: every request is allowed).
+kubenb writes all three as the real server does. The RBAC defaults are the objects a real
+v1.32 server made (default_rbac.json, captured from one: tests/fixtures/realapi_auth),
+created when missing; the aggregated roles carry the rules kube-controller-manager had
+aggregated into them.
 What kube-controller-manager adds to every namespace (a `default` ServiceAccount and the
 `kube-root-ca.crt` ConfigMap) is the cluster's controllers' work, not the API server's.
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
+import json
+import threading
+import uuid
+from pathlib import Path
 from typing import Any
 
 from kubenb.server import errors
 from kubenb.server.admission import KUBERNETES_SERVICE_IP, SYSTEM_PRIORITY_CLASSES
 from kubenb.server.apply import Manager
+from kubenb.server.encoding import now_rfc3339
 from kubenb.server.registry import Registry
 
-__all__ = ["ensure_cluster_objects"]
+__all__ = ["default_rbac", "ensure_cluster_objects"]
 
 _APISERVER = Manager("kube-apiserver")
-_BOOTSTRAP_LABELS = {"kubernetes.io/bootstrapping": "rbac-defaults"}
-_AUTOUPDATE = {"rbac.authorization.kubernetes.io/autoupdate": "true"}
 
 
 def _ip(host: str) -> str:
@@ -88,23 +96,58 @@ def _system_priority_classes(registry: Registry) -> None:
             "description": f"For pods {what} cannot work without.", "globalDefault": False})
 
 
-def _cluster_admin(registry: Registry) -> None:
-    """ClusterRole cluster-admin (everything) bound to the group system:masters."""
+@functools.lru_cache(maxsize=1)
+def default_rbac() -> tuple[dict[str, Any], ...]:
+    """The bootstrap RBAC objects of kube-apiserver v1.32 (read once)."""
+    path = Path(__file__).with_name("default_rbac.json")
+    return tuple(json.loads(path.read_text(encoding="utf-8")))
+
+
+_RBAC_PLURALS = {"ClusterRole": "clusterroles", "ClusterRoleBinding": "clusterrolebindings",
+                 "Role": "roles", "RoleBinding": "rolebindings"}
+
+
+_made: list[tuple[str, str, str, dict[str, Any]]] = []  # objects as the registry made them
+_made_lock = threading.Lock()
+
+
+def _default_rbac(registry: Registry) -> None:
+    """Every bootstrap Role, ClusterRole and binding that is not stored yet.
+
+    The first server of a process makes them through its registry (defaults, managed
+    fields); later ones store copies with their own uid and time, which is what the
+    registry would make and takes a fiftieth of the time (a server starts per test)."""
     group = "rbac.authorization.k8s.io"
-    _put(registry, group, "clusterroles", "", {
-        "metadata": {"name": "cluster-admin", "labels": _BOOTSTRAP_LABELS,
-                     "annotations": _AUTOUPDATE},
-        "rules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]},
-                  {"verbs": ["*"], "nonResourceURLs": ["*"]}]})
-    _put(registry, group, "clusterrolebindings", "", {
-        "metadata": {"name": "cluster-admin", "labels": _BOOTSTRAP_LABELS,
-                     "annotations": _AUTOUPDATE},
-        "subjects": [{"kind": "Group", "apiGroup": group, "name": "system:masters"}],
-        "roleRef": {"apiGroup": group, "kind": "ClusterRole", "name": "cluster-admin"}})
+    storage = registry.storage
+    with _made_lock:
+        if _made:
+            stamp = now_rfc3339()
+            for key, namespace, name, made in _made:
+                if storage.get(key, namespace, name) is None:
+                    obj = json.loads(json.dumps(made))
+                    meta = obj["metadata"]
+                    meta["uid"], meta["creationTimestamp"] = str(uuid.uuid4()), stamp
+                    for entry in meta.get("managedFields") or []:
+                        entry["time"] = stamp
+                    storage.put(key, namespace, name, obj)
+            return
+        made_now = []
+        for obj in default_rbac():
+            rtype = registry.types.lookup(group, "v1", _RBAC_PLURALS[obj["kind"]])
+            assert rtype is not None
+            meta = obj["metadata"]
+            namespace = meta.get("namespace", "")
+            if storage.get(rtype.key, namespace, meta["name"]) is not None:
+                continue
+            body = {k: json.loads(json.dumps(v)) for k, v in obj.items() if k != "kind"}
+            created = registry.create(rtype, namespace, body, manager=_APISERVER)
+            made_now.append((rtype.key, namespace, meta["name"], json.loads(json.dumps(created))))
+        if len(made_now) == len(default_rbac()):
+            _made.extend(made_now)
 
 
 def ensure_cluster_objects(registry: Registry, host: str, port: int, tls: bool) -> None:
     """Everything above, created once and brought up to date on every start."""
     _system_priority_classes(registry)
-    _cluster_admin(registry)
+    _default_rbac(registry)
     _kubernetes_service(registry, host, port, tls)

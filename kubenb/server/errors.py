@@ -18,6 +18,7 @@ __all__ = [
     "cause",
     "conflict",
     "expired",
+    "forbidden",
     "internal_error",
     "invalid",
     "invalid_list_options",
@@ -120,18 +121,6 @@ def namespace_terminating(plural: str, name: str, namespace: str, group: str = "
                 f"namespace {namespace} because it is being terminated", details)
 
 
-def forbidden(user: str, verb: str, plural: str, group: str = "", namespace: str | None = None,
-              name: str = "", subresource: str = "") -> StatusError:
-    """403 as the RBAC authorizer words it: who may not do what, and where (the
-    namespace, or "at the cluster scope")."""
-    target = f"{plural}/{subresource}" if subresource else plural
-    what = f'{_qualified(plural, group)} "{name}"' if name else _qualified(plural, group)
-    where = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
-    return _err(403, "Forbidden", f'{what} is forbidden: User "{user}" cannot {verb} '
-                f'resource "{target}" in API group "{group}" {where}',
-                _details(name, plural, group))
-
-
 def resource_not_found() -> StatusError:
     """404 for an unknown resource inside a known group-version."""
     return _err(404, "NotFound", "the server could not find the requested resource", {})
@@ -216,6 +205,26 @@ def too_large_resource_version(requested: int, current: int) -> StatusError:
 def unauthorized() -> StatusError:
     """401 for a missing or wrong bearer token."""
     return _err(401, "Unauthorized", "Unauthorized")
+
+
+def forbidden(resource: str, group: str, name: str, message: str) -> StatusError:
+    """403 as apierrors.NewForbidden writes it: `pods "x" is forbidden: ...`, or
+    `forbidden: ...` for a request on no resource (a path)."""
+    qualified = _qualified(resource, group) if resource else ""
+    if not qualified:
+        text = f"forbidden: {message}"
+    elif name:
+        text = f'{qualified} "{name}" is forbidden: {message}'
+    else:
+        text = f"{qualified} is forbidden: {message}"
+    details: dict[str, Any] = {}
+    if name:
+        details["name"] = name
+    if group:
+        details["group"] = group
+    if resource:
+        details["kind"] = resource
+    return _err(403, "Forbidden", text, details)
 
 
 def internal_error(message: str = "an error on the server has prevented the request "

@@ -17,10 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubenb.errors import FaultConfigError
-from kubenb.server import errors
+from kubenb.server import errors, rbac
+from kubenb.server.authentication import UserInfo
 from kubenb.server.continue_tokens import CONTINUE_EXPIRED, decode_continue, encode_continue
 from kubenb.server.handlers import Request, Response, status_response
 from kubenb.server.params import bool_param
+from kubenb.server.request_info import Attributes
 from kubenb.server.resources import ResourceRegistry
 from kubenb.server.storage import Storage
 
@@ -294,9 +296,10 @@ class Faults:
     @staticmethod
     def _failure(rule: FailRule, info: RequestInfo) -> Response:
         if rule.code == 403:
-            return status_response(errors.forbidden(
-                rule.user, info.verb, info.resource, info.group, info.namespace, info.name,
-                info.subresource))
+            return status_response(rbac.forbidden(UserInfo(rule.user), Attributes(
+                info.verb, api_group=info.group, resource=info.resource,
+                subresource=info.subresource, namespace=info.namespace or "",
+                name=info.name)))
         if rule.code == 429:
             err = errors.StatusError(errors.status_body(
                 429, "TooManyRequests", _TOO_MANY_REQUESTS,

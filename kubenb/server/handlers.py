@@ -10,7 +10,6 @@ request.
 
 from __future__ import annotations
 
-import hmac
 import json
 import logging
 import threading
@@ -21,8 +20,24 @@ from email.message import Message
 from typing import TYPE_CHECKING, Any
 
 from kubenb import printers
-from kubenb.server import discovery, errors, openapi, pod_logs, protobuf, reviews
+from kubenb.server import (
+    access_reviews,
+    discovery,
+    errors,
+    openapi,
+    pod_logs,
+    protobuf,
+    reviews,
+    webhooks,
+)
 from kubenb.server.apply import APPLY, Manager
+from kubenb.server.authentication import (
+    ADMIN,
+    Authenticator,
+    ImpersonationError,
+    UserInfo,
+    impersonation_requests,
+)
 from kubenb.server.encoding import (
     DISCOVERY,
     NOT_ACCEPTABLE,
@@ -40,9 +55,12 @@ from kubenb.server.encoding import (
 )
 from kubenb.server.params import bool_param, go_parse_bool
 from kubenb.server.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH
+from kubenb.server.rbac import RBACAuthorizer, forbidden
 from kubenb.server.registry import Registry, present
+from kubenb.server.request_info import Attributes, request_attributes
 from kubenb.server.resources import ResourceRegistry, ResourceType
 from kubenb.server.storage import Storage
+from kubenb.server.tokens import TokenIssuer
 from kubenb.server.watch import WatchStream
 
 if TYPE_CHECKING:
@@ -77,6 +95,7 @@ class Request:
     params: dict[str, str]
     headers: Message | dict[str, str]
     body: bytes = b""
+    user: UserInfo = ADMIN  # who sent it, once authenticated (and impersonated)
 
     def header(self, name: str) -> str:
         value = self.headers.get(name)
@@ -117,15 +136,19 @@ class ApiHandler:
     def __init__(self, storage: Storage, types: ResourceRegistry, registry: Registry,
                  stop: threading.Event, token: str | None = None,
                  bookmark_interval: float = 60.0, server_address: str = "",
-                 faults: Faults | None = None) -> None:
+                 faults: Faults | None = None, tokens: TokenIssuer | None = None) -> None:
         self.faults = faults  # the fault switches, asked first about every request
         self.storage = storage
         self.types = types
         self.registry = registry
         self.stop = stop
-        self._token = token
+        self.authenticator = Authenticator(storage, tokens or TokenIssuer(), token,
+                                           _PUBLIC_PATHS)
+        self.authorizer = RBACAuthorizer(storage)
+        self.webhooks = webhooks.Webhooks(storage)
         self.bookmark_interval = bookmark_interval
         self.server_address = server_address
+        self._kubelet_token = token  # what the log proxy presents to a node's kubelet
 
     # -- entry point -------------------------------------------------------------
 
@@ -139,6 +162,9 @@ class ApiHandler:
     def _answer(self, request: Request) -> Response | WatchStream | pod_logs.LogStream:
         try:
             self._authenticate(request)
+            if not request.user.privileged:  # system:masters: no RBAC to ask
+                self._authorize(request.user, request_attributes(
+                    request.method, request.path, request.params))
             if self.faults is not None:
                 injected = self.faults.intercept(request)
                 if injected is not None:
@@ -148,6 +174,9 @@ class ApiHandler:
             return status_response(err)
         except _NotFoundPage:
             return Response(404, b"404 page not found\n", _TEXT)
+        except ImpersonationError as exc:
+            return Response(500, f'Internal Server Error: "{request.path}": {exc}\n'.encode(),
+                            _TEXT)
         except RecursionError as exc:
             # Bodies are depth-checked on the way in, so this is a bug; its traceback
             # would be thousands of identical lines: one line says where it went round.
@@ -165,14 +194,23 @@ class ApiHandler:
             return status_response(errors.internal_error())
 
     def _authenticate(self, request: Request) -> None:
-        """A bearer token as the apiserver reads it: the scheme in any case ("Bearer",
-        "bearer", "BEARER"), the token up to the next space."""
-        if self._token is None or request.path.rstrip("/") in _PUBLIC_PATHS:
-            return
-        parts = request.header("Authorization").strip().split(" ", 2)
-        given = parts[1] if len(parts) >= 2 and parts[0].lower() == "bearer" else ""
-        if not given or not hmac.compare_digest(given.encode(), self._token.encode()):
-            raise errors.unauthorized()
+        """Who sent `request` (kubenb.server.authentication), then whom it acts as: the
+        `Impersonate-*` headers, each allowed by the authorizer first."""
+        user = self.authenticator.authenticate(request.header("Authorization"), request.path)
+        impersonation = impersonation_requests(request.headers)
+        if impersonation is not None:
+            wanted, asked = impersonation
+            for want in asked:
+                self._authorize(user, Attributes(
+                    "impersonate", True, want.api_group, "", want.resource, want.subresource,
+                    want.namespace, want.name))
+            user = wanted
+        request.user = user
+
+    def _authorize(self, user: UserInfo, attrs: Attributes) -> None:
+        decision = self.authorizer.authorize(user, attrs)
+        if not decision.allowed:
+            raise forbidden(user, attrs, decision.reason)
 
     def _encode(self, request: Request, obj: Any, status: int = 200) -> Response:
         accept = request.header("Accept")
@@ -192,6 +230,13 @@ class ApiHandler:
             return self._encode(request, discovery.VERSION_INFO)
         if parts[:2] == ["openapi", "v3"]:
             return self._openapi(request, parts[2:])
+        if parts == ["openapi", "v2"]:
+            return self._swagger(request)
+        if path == "/.well-known/openid-configuration":
+            return self._encode(request, self._openid_configuration())
+        if path == "/openid/v1/jwks":
+            return Response(200, dumps(self.authenticator.tokens.jwks()),
+                            "application/jwk-set+json")
         if not parts or parts[0] not in ("api", "apis"):
             raise _NotFoundPage()
         if parts[0] == "api":
@@ -241,6 +286,30 @@ class ApiHandler:
             raise _NotFoundPage()
         return self._encode(request, doc)
 
+    def _openid_configuration(self) -> dict[str, Any]:
+        """Service account issuer discovery: where the keys that verify tokens are."""
+        tokens = self.authenticator.tokens
+        return {"issuer": tokens.issuer,
+                "jwks_uri": f"https://{self.server_address}/openid/v1/jwks",
+                "response_types_supported": ["id_token"],
+                "subject_types_supported": ["public"],
+                "id_token_signing_alg_values_supported": [tokens.algorithm]}
+
+    def _swagger(self, request: Request) -> Response:
+        """/openapi/v2 as JSON. The protobuf form (what client-go's OpenAPISchema asks for,
+        and nothing else) is not made here: 406, and kubectl goes on without it."""
+        accept = request.header("Accept")
+        if accept and not any(media in accept for media in ("application/json", "*/*")):
+            raise errors.StatusError(errors.status_body(
+                406, "NotAcceptable", "only the following media types are accepted: "
+                "application/json (kubenb serves no protobuf OpenAPI v2 document)"))
+        body = dumps(openapi.swagger_doc(self.types, discovery.VERSION_INFO["gitVersion"]))
+        tag = discovery.etag(body)
+        headers = [("Etag", tag), ("Vary", "Accept-Encoding"), ("Vary", "Accept")]
+        if request.header("If-None-Match") == tag:
+            return Response(304, b"", _JSON, headers)
+        return Response(200, body, _JSON, headers)
+
     def _route(self, group: str, version: str, rest: list[str]) -> _Route:
         if rest[0] == "namespaces" and len(rest) >= 3:
             rtype = self.types.lookup(group, version, rest[2])
@@ -280,9 +349,12 @@ class ApiHandler:
         rtype = route.rtype
         ns = route.namespace or ""
         if route.subresource == "log" and rtype.kind == "Pod" and method == "GET":
-            authorization = f"Bearer {self._token}" if self._token is not None else None
+            token = self._kubelet_token
+            authorization = f"Bearer {token}" if token is not None else None
             return pod_logs.open_log(self.registry, rtype, ns, route.name, request.params,
                                      authorization, self.stop)
+        if rtype.kind in access_reviews.KINDS or route.subresource == "token":
+            return self._access_answer(request, route)
         if not rtype.stored or route.subresource in reviews.SUBRESOURCES:
             return self._review_answer(request, route)
         if not route.name:
@@ -301,8 +373,14 @@ class ApiHandler:
                 self._require(rtype, "create")
                 registry = self._writer(request)
                 body = self._body(request, rtype)
-                return self._respond(request, registry.create(
-                    rtype, ns, body, manager=self._manager(request)), 201)
+                manager = self._manager(request)
+                meta = body.get("metadata") if isinstance(body, dict) else None
+                name = str(meta.get("name") or "") if isinstance(meta, dict) else ""
+                created = self._admitted(
+                    request, "CREATE", route, registry, name,
+                    lambda reg, _: reg.create(rtype, ns, body, manager=manager),
+                    lambda reg, mutated: reg.create(rtype, ns, mutated, manager=manager))
+                return self._respond(request, created, 201)
             if method == "DELETE":
                 self._require(rtype, "deletecollection")
                 options = self._delete_options(request)
@@ -323,8 +401,13 @@ class ApiHandler:
             registry = self._writer(request)
             body = self._body(request, rtype)
             manager = self._manager(request, subresource=route.subresource)
-            return self._respond(request, registry.update(
-                rtype, ns, route.name, body, route.subresource, manager))
+
+            def put(reg: Registry, mutated: Any) -> Any:
+                return reg.update(rtype, ns, route.name, body if mutated is None else mutated,
+                                  route.subresource, manager)
+
+            return self._respond(request, self._admitted(request, "UPDATE", route, registry,
+                                                         route.name, put, put))
         if method == "PATCH":
             self._require(rtype, "patch")
             patch_type = self._patch_type(request, rtype)
@@ -333,14 +416,31 @@ class ApiHandler:
                 return self._apply(request, route, registry)
             patch = self._patch_body(request)
             manager = self._manager(request, subresource=route.subresource)
-            return self._respond(request, registry.patch(
-                rtype, ns, route.name, patch_type, patch, route.subresource, manager))
+            return self._respond(request, self._admitted(
+                request, "UPDATE", route, registry, route.name,
+                lambda reg, _: reg.patch(rtype, ns, route.name, patch_type, patch,
+                                         route.subresource, manager),
+                lambda reg, mutated: reg.update(rtype, ns, route.name, mutated,
+                                                route.subresource, manager)))
         if method == "DELETE" and not route.subresource:
             self._require(rtype, "delete")
             options = self._delete_options(request)
-            return self._respond(request, self._writer(request, options).delete(
-                rtype, ns, route.name, options))
+            return self._respond(request, self._admitted(
+                request, "DELETE", route, self._writer(request, options), route.name,
+                lambda reg, _: reg.delete(rtype, ns, route.name, options), None, options))
         raise errors.method_not_allowed()
+
+    def _admitted(self, request: Request, operation: str, route: _Route, writer: Registry,
+                  name: str, write: webhooks.Write, rewrite: webhooks.Write | None,
+                  options: dict[str, Any] | None = None) -> Any:
+        """A write, once the admission webhooks (kubenb.server.webhooks) admit it."""
+        attrs = webhooks.AdmissionAttributes(
+            operation, route.rtype, route.namespace or "", name, request.user,
+            route.subresource, writer.dry_run,
+            {k: v for k, v in (options or {}).items() if k in ("propagationPolicy",
+                                                                 "gracePeriodSeconds")})
+        return webhooks.admitted_write(self.webhooks, self.registry, writer, attrs, write,
+                                       rewrite)
 
     def _review_answer(self, request: Request, route: _Route) -> Response:
         """Reviews, bindings and the subresources kubenb.server.reviews answers."""
@@ -355,7 +455,25 @@ class ApiHandler:
         code, obj = reviews.serve(
             self._writer(request), route.rtype, route.namespace or "", route.name,
             route.subresource, request.method, body, request.params,
-            self._manager(request, subresource=route.subresource), self._token)
+            self._manager(request, subresource=route.subresource))
+        return self._respond(request, obj, code)
+
+    def _access_answer(self, request: Request, route: _Route) -> Response:
+        """Reviews of identity and access, and TokenRequests (kubenb.server.access_reviews)."""
+        if request.method != "POST" or (route.name and not route.subresource):
+            raise errors.method_not_allowed()
+        if route.rtype.kind == "ServiceAccount":
+            self.registry.get(route.rtype, route.namespace or "", route.name)  # 404 first
+        body = self._body(request, route.rtype) if request.body.strip() else None
+        access = access_reviews.Access(request.user, self.authenticator, self.authorizer)
+        manager = self._manager(request, subresource=route.subresource)
+        if route.subresource == "token":
+            code, obj = access_reviews.token_request(access, self.storage, route.namespace or "",
+                                                     route.name, body, manager)
+        else:
+            code, obj = access_reviews.serve(access, route.rtype.kind,
+                                             route.rtype.group_version, route.namespace or "",
+                                             body, manager)
         return self._respond(request, obj, code)
 
     def _watch(self, request: Request, route: _Route, output: Output, include: str

@@ -6,7 +6,9 @@ thread per connection, all tracked so `stop()` can close idle keep-alive sockets
 join every thread. Watches go out as chunked HTTP/1.1; one whose client stops reading
 is cut once the storage's per-watcher bound is passed (kubenb.server.storage.WatchQueue).
 With an SSLContext the TLS handshake runs on the connection's own thread, so a slow or
-broken client never holds up the accept loop.
+broken client never holds up the accept loop; a plain HTTP request sent to the TLS port
+gets the 400 Go's server writes, and a TLS connection ends with the server's own
+close_notify, as a real API server's does.
 """
 
 from __future__ import annotations
@@ -33,6 +35,13 @@ __all__ = ["KubeHTTPServer", "listen_backlog"]
 log = logging.getLogger(__name__)
 
 _LAST_CHUNK_TIMEOUT = 1.0  # seconds a watcher cut for falling behind gets to take the end
+# What Go's net/http writes (then closes) when a TLS port receives plain HTTP, and the
+# first bytes by which it knows (tlsRecordHeaderLooksLikeHTTP).
+_HTTP_ON_TLS_PORT = (b"HTTP/1.0 400 Bad Request\r\n\r\n"
+                     b"Client sent an HTTP request to an HTTPS server.\n")
+_HTTP_STARTS = (b"GET /", b"HEAD ", b"POST ", b"PUT /", b"OPTIO")
+_TLS_HANDSHAKE_RECORD = 0x16
+_MAX_REQUEST_HEAD = 65536
 
 
 def listen_backlog() -> int:
@@ -69,6 +78,18 @@ class _RequestHandler(BaseHTTPRequestHandler):
         self.log_request(code)
         self.send_response_only(code, message)
         self.send_header("Date", self.date_time_string())
+
+    def send_error(self, code: int, message: str | None = None,
+                   explain: str | None = None) -> None:
+        """A request that is not HTTP (a TLS ClientHello on the plain port, a garbled
+        line): Go's plain-text answer, `400 Bad Request`, then close; not an HTML page."""
+        phrase = self.responses.get(code, ("",))[0]
+        text = f"{code} {phrase}".strip()
+        self.close_connection = True
+        self.log_error("code %d, message %s", code, message)
+        with contextlib.suppress(OSError):
+            self.wfile.write(f"HTTP/1.1 {text}\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                             f"Connection: close\r\n\r\n{text}".encode("latin-1"))
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s " + format, self.address_string(), *args)
@@ -257,11 +278,25 @@ class KubeHTTPServer(ThreadingHTTPServer):
                 self._conn_threads.discard(threading.current_thread())
                 self._sockets.discard(request)
 
+    def _speaks_plain_http(self, raw: socket.socket) -> bool:
+        """Whether the client's first bytes are an HTTP request line, not a TLS record
+        (peeked, so the handshake still reads them)."""
+        first = b""
+        with contextlib.suppress(OSError):  # a client that says nothing: the handshake fails
+            first = raw.recv(len(_HTTP_STARTS[0]), socket.MSG_PEEK | socket.MSG_WAITALL)
+        return first in _HTTP_STARTS
+
     def _tls_handshake(self, raw: socket.socket, client_address: Any) -> ssl.SSLSocket | None:
         """Wrap an accepted socket and shake hands; None (socket closed) if that fails."""
         assert self.ssl_context is not None
         try:
             raw.settimeout(self.handshake_timeout)
+            if self._speaks_plain_http(raw):
+                with contextlib.suppress(OSError):
+                    raw.recv(_MAX_REQUEST_HEAD)  # read, so closing sends FIN, not RST
+                    raw.sendall(_HTTP_ON_TLS_PORT)
+                    raw.shutdown(socket.SHUT_WR)
+                raise ConnectionError("a plain HTTP request on the TLS port")
             with self._lock:  # no I/O here; swapped under the lock so stop() sees one of them
                 conn = self.ssl_context.wrap_socket(raw, server_side=True,
                                                     do_handshake_on_connect=False)
@@ -282,6 +317,15 @@ class KubeHTTPServer(ThreadingHTTPServer):
             return None
         conn.settimeout(None)
         return conn
+
+    def shutdown_request(self, request: Any) -> None:
+        """Close a connection; a TLS one first sends the server's close_notify (without
+        waiting for the client's), so the client sees a clean end, not a truncation."""
+        if isinstance(request, ssl.SSLSocket):
+            with contextlib.suppress(OSError, ValueError):
+                request.settimeout(0)
+                request.unwrap()
+        super().shutdown_request(request)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         log.debug("kubenb server: connection error from %s", client_address, exc_info=True)

@@ -1,7 +1,9 @@
-"""OpenAPI v3 for what the server serves: `/openapi/v3` (the index) and one document per
+"""OpenAPI for what the server serves: `/openapi/v3` (the index) and one document per
 group-version, with a schema for every built-in kind so `kubectl explain pods.spec`
 works, and the PATCH operations that tell kubectl every type validates fields on the
-server (so `kubectl create -f` leaves validation to the server).
+server (so `kubectl create -f` leaves validation to the server) and which patch types
+it takes (so `kubectl apply` computes its strategic merge patch from v3 and does not
+fall back to v2); `/openapi/v2`, the same schemas as one Swagger 2.0 document.
 
 The schemas are generated from kubenb.server.k8s_types (the Go struct tags of k8s.io/api
 v1.32): every field with its JSON name and type, in Go order; references between structs
@@ -24,7 +26,7 @@ from typing import Any
 from kubenb.server import typeinfo
 from kubenb.server.resources import ResourceRegistry, ResourceType
 
-__all__ = ["group_version_doc", "index_doc"]
+__all__ = ["group_version_doc", "index_doc", "swagger_doc"]
 
 _QUERY_PARAMS = ("dryRun", "fieldManager", "fieldValidation", "force")
 _REF = "#/components/schemas/"
@@ -227,7 +229,10 @@ def _document(types: tuple[ResourceType, ...]) -> dict[str, Any]:
         gvk = {"group": rtype.group, "version": rtype.version, "kind": rtype.kind}
         ok = {"200": {"description": "OK", "content": {"application/json": {
             "schema": _ref(_kind_schema_name(rtype))}}}}
+        body_schema = {"schema": {"type": "object"}}
         operation = {"operationId": f"patch{rtype.kind}", "parameters": params,
+                     "requestBody": {"content": dict.fromkeys(_patch_types(rtype), body_schema),
+                                     "required": True},
                      "responses": ok, "x-kubernetes-action": "patch",
                      "x-kubernetes-group-version-kind": gvk}
         get = {"operationId": f"read{rtype.kind}", "responses": ok,
@@ -235,6 +240,13 @@ def _document(types: tuple[ResourceType, ...]) -> dict[str, Any]:
         paths[_object_path(rtype)] = {"get": get, "patch": operation}
     return {"openapi": "3.0.0", "info": {"title": "Kubernetes (kubenb)", "version": "v1.32.0"},
             "paths": paths, "components": {"schemas": _schemas(list(types))}}
+
+
+def _patch_types(rtype: ResourceType) -> tuple[str, ...]:
+    """The patch media types a PATCH of `rtype` takes (custom resources: no strategic)."""
+    strategic = () if rtype.custom else ("application/strategic-merge-patch+json",)
+    return ("application/apply-patch+yaml", "application/json-patch+json",
+            "application/merge-patch+json", *strategic)
 
 
 def _digest(doc: dict[str, Any]) -> str:
@@ -256,3 +268,70 @@ def index_doc(registry: ResourceRegistry) -> dict[str, Any]:
             paths[gv_path] = {"serverRelativeURL": f"/openapi/v3/{gv_path}?hash="
                                                    f"{_digest_of(types)}"}
     return {"paths": paths}
+
+
+_V3_REF = "#/components/schemas/"
+_V2_REF = "#/definitions/"
+
+
+def _to_v2(schema: Any) -> Any:
+    """A v3 schema as Swagger 2.0 writes it: references under #/definitions/, and a
+    reference stands alone (v2 ignores anything beside `$ref`, so `allOf` goes)."""
+    if isinstance(schema, list):
+        return [_to_v2(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    all_of = schema.get("allOf")
+    if isinstance(all_of, list) and len(all_of) == 1 and "$ref" in all_of[0]:
+        rest = {k: _to_v2(v) for k, v in schema.items() if k not in ("allOf", "default")}
+        return {**rest, **_to_v2(all_of[0])}
+    out = {k: _to_v2(v) for k, v in schema.items()}
+    ref = out.get("$ref")
+    if isinstance(ref, str) and ref.startswith(_V3_REF):
+        out["$ref"] = _V2_REF + ref[len(_V3_REF):]
+    return out
+
+
+def _v2_operations(rtype: ResourceType, action: str) -> dict[str, Any]:
+    gvk = {"group": rtype.group, "kind": rtype.kind, "version": rtype.version}
+    ok = {"200": {"description": "OK", "schema": {"$ref": _V2_REF + _kind_schema_name(rtype)}},
+          "401": {"description": "Unauthorized"}}
+    op: dict[str, Any] = {"operationId": f"{action}{rtype.kind}", "responses": ok,
+                          "consumes": ["*/*"], "produces": ["application/json",
+                                                            "application/yaml"],
+                          "schemes": ["https"], "x-kubernetes-action": action,
+                          "x-kubernetes-group-version-kind": gvk}
+    if action == "patch":
+        op["consumes"] = list(_patch_types(rtype))
+    return op
+
+
+@functools.lru_cache(maxsize=8)
+def _swagger(types: tuple[ResourceType, ...], version: str) -> dict[str, Any]:
+    paths: dict[str, Any] = {}
+    for rtype in types:
+        if not rtype.stored:
+            continue
+        item = _object_path(rtype)
+        collection = item.rsplit("/", 1)[0]
+        verbs = set(rtype.verbs)
+        paths[collection] = {method: _v2_operations(rtype, action) for method, action, verb in (
+            ("get", "list", "list"), ("post", "post", "create"),
+            ("delete", "deletecollection", "deletecollection")) if verb in verbs}
+        paths[item] = {method: _v2_operations(rtype, action) for method, action, verb in (
+            ("get", "get", "get"), ("put", "put", "update"), ("patch", "patch", "patch"),
+            ("delete", "delete", "delete")) if verb in verbs}
+    definitions = {name: _to_v2(schema)
+                   for name, schema in _schemas([t for t in types if t.stored]).items()}
+    return {"swagger": "2.0", "info": {"title": "Kubernetes", "version": version},
+            "paths": dict(sorted(paths.items())), "definitions": definitions,
+            "securityDefinitions": {"BearerToken": {
+                "description": "Bearer Token authentication", "type": "apiKey",
+                "name": "authorization", "in": "header"}},
+            "security": [{"BearerToken": []}]}
+
+
+def swagger_doc(registry: ResourceRegistry, version: str) -> dict[str, Any]:
+    """GET /openapi/v2: every served kind's schema and operations in one Swagger 2.0
+    document (`version` is the server's gitVersion, as the real document says)."""
+    return _swagger(tuple(registry.types()), version)

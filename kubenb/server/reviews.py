@@ -1,32 +1,23 @@
-"""What the embedded server answers without storing: reviews, bindings, evictions, and the
-subresources that would reach a kubelet.
+"""What the embedded server answers without storing: bindings, evictions, component
+statuses, and the subresources that would reach a kubelet.
 
-kube-apiserver serves a few resources that are questions, not objects: "who am I?"
-(SelfSubjectReview, what `kubectl auth whoami` asks), "may I?" (SelfSubjectAccessReview,
-`kubectl auth can-i`), "is this token good?" (TokenReview). It also has subresources that
-act on a pod (`binding` schedules it, `eviction` deletes it) and some that are proxied to
-the node's kubelet (`log`, `exec`, `attach`, `portforward`, `proxy`).
-
-The embedded server has one user, an administrator, and authorizes every request it
-authenticates (no RBAC: Roles and RoleBindings are stored, not enforced), so every access
-review is allowed. It runs no kubelet and no container runtime, so `exec`, `attach` and
-`port-forward` get a 400 Status that says so, and `proxy` a 503; a GET of `log` goes to
-the pod's node's kubelet (kubenb.server.pod_logs), and only other verbs reach here.
+kube-apiserver has subresources that act on a pod (`binding` schedules it, `eviction`
+deletes it) and some that are proxied to the node's kubelet (`log`, `exec`, `attach`,
+`portforward`, `proxy`). The embedded server runs no container runtime, so `exec`,
+`attach` and `port-forward` get a 400 Status that says so, and `proxy` a 503; a GET of
+`log` goes to the pod's node's kubelet (kubenb.server.pod_logs), and only other verbs
+reach here. The questions about identity and access (reviews, TokenRequest) are
+kubenb.server.access_reviews'.
 """
 
 from __future__ import annotations
 
 import copy
-import hmac
 from typing import Any
 
 from kubenb.server import errors
-from kubenb.server.admission import ADMIN_USER
 from kubenb.server.apply import Manager
-from kubenb.server.encoding import now_rfc3339
-from kubenb.server.patch import (
-    MERGE_PATCH,
-)
+from kubenb.server.patch import MERGE_PATCH
 from kubenb.server.registry import Registry
 from kubenb.server.resources import ResourceType
 
@@ -35,25 +26,21 @@ __all__ = ["SUBRESOURCES", "serve"]
 Obj = dict[str, Any]
 
 SUBRESOURCES = ("attach", "binding", "ephemeralcontainers", "eviction", "exec", "log",
-                "portforward", "proxy", "finalize", "token", "approval")
+                "portforward", "proxy", "finalize", "approval")
 """The subresources answered here (status and scale are the generic registry's)."""
 
 _NO_RUNTIME = ("the kubenb embedded API server has no container runtime: no kubelet runs "
               "containers for its pods")
 _RUNTIME_VERBS = {"log": "read the logs of", "exec": "exec into", "attach": "attach to",
                   "portforward": "forward ports to"}
-_ALLOWED_REASON = "the kubenb embedded API server allows every authenticated request (no RBAC)"
 
 
 def serve(registry: Registry, rtype: ResourceType, namespace: str, name: str,
           subresource: str, method: str, body: Any, params: dict[str, str],
-          manager: Manager, server_token: str | None = None) -> tuple[int, Obj]:
-    """(HTTP status, answer) for a virtual resource or one of SUBRESOURCES.
-
-    `server_token` is the bearer token the server requires (None: it requires none and
-    every request is the administrator's), for TokenReview."""
+          manager: Manager) -> tuple[int, Obj]:
+    """(HTTP status, answer) for a virtual resource or one of SUBRESOURCES."""
     if not rtype.stored:
-        return _virtual(registry, rtype, namespace, name, method, body, server_token)
+        return _virtual(registry, rtype, namespace, name, method, body)
     if subresource in _RUNTIME_VERBS:
         return _runtime(registry, rtype, namespace, name, subresource, method, params)
     if subresource == "proxy":
@@ -64,7 +51,7 @@ def serve(registry: Registry, rtype: ResourceType, namespace: str, name: str,
             f"{_NO_RUNTIME}, and no network)"))
     handler = {"binding": _binding_sub, "eviction": _eviction,
                "ephemeralcontainers": _ephemeral, "finalize": _finalize,
-               "approval": _approval, "token": _token}[subresource]
+               "approval": _approval}[subresource]
     return handler(registry, rtype, namespace, name, method, body, manager)
 
 
@@ -100,7 +87,7 @@ def _object(body: Any, kind: str) -> Obj:
 
 
 def _virtual(registry: Registry, rtype: ResourceType, namespace: str, name: str, method: str,
-             body: Any, server_token: str | None) -> tuple[int, Obj]:
+             body: Any) -> tuple[int, Obj]:
     if rtype.kind == "ComponentStatus":
         _require(method, "GET")
         if name:  # nothing to report: no scheduler, controller-manager or etcd of its own
@@ -111,60 +98,10 @@ def _virtual(registry: Registry, rtype: ResourceType, namespace: str, name: str,
     if name:
         raise errors.method_not_allowed()
     obj = _object(body, rtype.kind)
-    out: Obj = {"kind": rtype.kind, "apiVersion": rtype.group_version, "metadata": _meta(obj)}
-    spec = _as_dict(obj.get("spec"))
     if rtype.kind == "Binding":
         _bind(registry, namespace, str((obj.get("metadata") or {}).get("name") or ""), obj)
         return 201, _success(201)
-    if rtype.kind == "SelfSubjectReview":
-        out["metadata"]["creationTimestamp"] = now_rfc3339()
-        out["status"] = {"userInfo": copy.deepcopy(ADMIN_USER)}
-        return 201, out
-    if rtype.kind == "TokenReview":
-        out["spec"] = spec
-        token = str(spec.get("token") or "")
-        known = bool(token) and (server_token is None or hmac.compare_digest(
-            token.encode(), server_token.encode()))
-        out["status"] = {"authenticated": True, "user": copy.deepcopy(ADMIN_USER)} if known \
-            else {"authenticated": False, "error": "the token is not the server's"}
-        return 201, out
-    if rtype.kind == "SelfSubjectRulesReview":
-        out["spec"] = spec
-        out["status"] = {
-            "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
-            "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
-            "incomplete": False}
-        return 201, out
-    # SubjectAccessReview, SelfSubjectAccessReview, LocalSubjectAccessReview
-    _check_access_review(rtype, namespace, obj, spec)
-    out["spec"] = spec
-    out["status"] = {"allowed": True, "reason": _ALLOWED_REASON}
-    return 201, out
-
-
-def _check_access_review(rtype: ResourceType, namespace: str, obj: Obj, spec: Obj) -> None:
-    name = str((obj.get("metadata") or {}).get("name") or "")
-    resource, non_resource = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
-    causes = []
-    if (resource is None) == (non_resource is None):
-        shown = "null" if resource is None else "{...}"
-        causes.append(errors.cause(
-            "FieldValueInvalid", "spec.resourceAttributes",
-            f'Invalid value: "{shown}": exactly one of nonResourceAttributes or '
-            "resourceAttributes must be specified"))
-    if rtype.kind == "SubjectAccessReview" and not (
-            spec.get("user") or spec.get("groups") or spec.get("uid")):
-        causes.append(errors.cause("FieldValueRequired", "spec.user",
-                                   "Required value: at least one of user or group must be "
-                                   "specified"))
-    if (rtype.kind == "LocalSubjectAccessReview" and isinstance(resource, dict)
-            and resource.get("namespace") != namespace):
-        causes.append(errors.cause(
-            "FieldValueInvalid", "spec.resourceAttributes.namespace",
-            f'Invalid value: "{resource.get("namespace", "")}": must match '
-            f'metadata.namespace "{namespace}"'))
-    if causes:
-        raise errors.invalid(rtype.kind, name, causes, rtype.group)
+    raise errors.method_not_allowed()
 
 
 def _success(code: int) -> Obj:
@@ -289,14 +226,3 @@ def _approval(registry: Registry, rtype: ResourceType, namespace: str, name: str
         status.pop("conditions", None)
     updated = dict(copy.deepcopy(old), status=status)
     return 200, registry.update(rtype, namespace, name, updated, "status", manager)
-
-
-def _token(registry: Registry, rtype: ResourceType, namespace: str, name: str,
-           method: str, body: Any, manager: Manager) -> tuple[int, Obj]:
-    _require(method, "POST")
-    registry.get(rtype, namespace, name)
-    raise errors.StatusError(errors.status_body(
-        403, "Forbidden",
-        f'serviceaccounts "{name}" is forbidden: the kubenb embedded API server issues no '
-        "service account tokens: it knows one user, whose token is in its kubeconfig",
-        {"name": name, "kind": "serviceaccounts"}))

@@ -34,6 +34,7 @@ from kubenb.server.tls import (
     generate_self_signed,
     load_user_certificate,
 )
+from kubenb.server.tokens import TokenIssuer
 
 __all__ = ["EmbeddedServer", "ServerConfigError"]
 
@@ -48,7 +49,11 @@ class EmbeddedServer:
     leave the `with` block) to end every watch, close every connection and join every
     thread it started.
 
-    `token` requires `Authorization: Bearer <token>` (401 without it). `tls=True` serves
+    `token` requires `Authorization: Bearer <token>` (401 without it; without `token`
+    every request that carries no ServiceAccount token is the administrator's).
+    ServiceAccount tokens (`serviceaccounts/token`, `kubectl create token`) are signed by
+    `tokens` and expire by `clock` (a FakeClock steps them to expiry); requests that carry
+    one are authorized by RBAC (kubenb.server.rbac). `tls=True` serves
     HTTPS with a throwaway CA made for this server (`ca_pem`, `ca_path`, and the
     kubeconfig's certificate-authority-data); `tls=(certfile, keyfile)` serves your own
     certificate, with `tls_ca=` naming the CA clients should trust (else the system's).
@@ -72,10 +77,12 @@ class EmbeddedServer:
         max_watch_buffer_bytes: int = DEFAULT_WATCH_BUFFER_BYTES,
         tls: bool | tuple[str | os.PathLike[str], str | os.PathLike[str]] = False,
         tls_ca: str | os.PathLike[str] | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self._token = token
+        self.tokens = TokenIssuer(clock=clock)
         self._certs = _certificates(host, tls, tls_ca)
         self.bookmark_interval = bookmark_interval
         if max_watch_buffer_bytes < 0:
@@ -113,7 +120,7 @@ class EmbeddedServer:
             self._stop.clear()
             app = ApiHandler(self.storage, self.types, self.registry, self._stop,
                              token=self._token, bookmark_interval=self.bookmark_interval,
-                             faults=self.faults)
+                             faults=self.faults, tokens=self.tokens)
             context = self._certs.server_context() if self._certs else None
             httpd = KubeHTTPServer((self.host, self.port), app, ssl_context=context)
             bound_port = httpd.server_address[1]

@@ -164,6 +164,7 @@ class Storage:
         self.max_watch_buffer = max_watch_buffer
         self.max_watch_buffer_bytes = max_watch_buffer_bytes
         self._closed_behind = 0
+        self._writes: dict[str, int] = {}  # resource -> writes so far (caches key on it)
         # Told ("list" | "watch" | "initial", resource, the revision it was read at)
         # after each list or watch; a replay (kubenb.server.replay) waits on it.
         self.observer: Callable[[str, str, int], None] | None = None
@@ -265,7 +266,13 @@ class Storage:
             self._record(Event(DELETED, self._rv, resource, namespace, name, final, prev))
             return final
 
+    def writes(self, resource: str) -> int:
+        """How many times objects of `resource` changed: a cache built from them (the
+        RBAC authorizer's) is current while this number is."""
+        return self._writes.get(resource, 0)
+
     def _record(self, event: Event) -> None:
+        self._writes[event.resource] = self._writes.get(event.resource, 0) + 1
         self._history.append(event)
         while len(self._history) > self._window:
             self._oldest_rv = self._history.popleft().rv
@@ -393,6 +400,7 @@ class Storage:
                     meta = obj["metadata"]
                     by_ns.setdefault(meta.get("namespace") or "", {})[meta["name"]] = obj
                 self._objects[resource] = by_ns
+                self._writes[resource] = self._writes.get(resource, 0) + 1
             self._rv = rv
             self._history.clear()
             self._oldest_rv = rv

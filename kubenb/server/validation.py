@@ -52,7 +52,9 @@ _LABEL_VALUE_MSG = (
 )
 
 # Which name rule each resource uses (apiserver's ValidateObjectMeta name funcs).
-_NAME_RULES: dict[str, str] = {"namespaces": "label", "services": "dns1035"}
+_NAME_RULES: dict[str, str] = {"namespaces": "label", "services": "dns1035",
+                               "roles": "path", "clusterroles": "path",
+                               "rolebindings": "path", "clusterrolebindings": "path"}
 
 
 def _quote(value: Any) -> str:
@@ -61,7 +63,10 @@ def _quote(value: Any) -> str:
 
 
 def name_problems(name: str, rule: str = "subdomain") -> list[str]:
-    """Problems with an object name under a DNS rule ("subdomain", "label", "dns1035")."""
+    """Problems with an object name under a DNS rule ("subdomain", "label", "dns1035"), or
+    as a path segment ("path": RBAC objects, whose names may hold ':')."""
+    if rule == "path":
+        return _path_segment_problems(name)
     problems = []
     limit = 253 if rule == "subdomain" else 63
     if len(name) > limit:
@@ -71,6 +76,13 @@ def name_problems(name: str, rule: str = "subdomain") -> list[str]:
     if not pattern.fullmatch(name):
         problems.append(msg)
     return problems
+
+
+def _path_segment_problems(name: str) -> list[str]:
+    """apimachinery's path.IsValidPathSegmentName."""
+    if name in (".", ".."):
+        return [f"may not be '{name}'"]
+    return [f"may not contain '{c}'" for c in "/%" if c in name]
 
 
 def _qualified_name_problems(key: str) -> list[str]:

@@ -73,7 +73,7 @@ def test_only_the_chosen_controllers_run(make_cluster: MakeCluster) -> None:
 
 def test_serve_runs_the_controllers_and_can_leave_them_out() -> None:
     body = deployment(replicas=2)
-    with serve() as (proc, url):
+    with serve("--plain-http") as (proc, url):
         requests.post(url + "/apis/apps/v1/namespaces/default/deployments", json=body,
                       timeout=10).raise_for_status()
 
@@ -83,10 +83,10 @@ def test_serve_runs_the_controllers_and_can_leave_them_out() -> None:
             return bool((got.get("status") or {}).get("availableReplicas") == 2)
 
         eventually(available, "the deployment to become available", timeout=30)
-    with serve("--controllers", "") as (proc, url):
+    with serve("--plain-http", "--controllers", "") as (proc, url):
         assert proc.stdout is not None
         assert requests.get(url + "/api/v1/nodes", timeout=10).json()["items"] == []
-    with serve("--controllers", "*,-kubelet") as (proc, url):
+    with serve("--plain-http", "--controllers", "*,-kubelet") as (proc, url):
         assert requests.get(url + "/api/v1/nodes", timeout=10).json()["items"] == []
         wait_until(lambda: proc.poll() is None, what="serve to keep running")
 

@@ -98,7 +98,7 @@ def test_access_reviews_with_the_official_client(server: EmbeddedServer) -> None
         local = authz.create_namespaced_local_subject_access_review("default", {
             "spec": {"user": "bob", "resourceAttributes": {"verb": "get", "resource": "pods",
                                                           "namespace": "default"}}})
-        assert local.status.allowed is True
+        assert local.status.allowed is False  # bob has no role (RBAC: kubenb.server.rbac)
         authn = kubernetes.client.AuthenticationV1Api(client)
         assert authn.create_self_subject_review({}).status.user_info.username == "kubenb-admin"
 
@@ -121,8 +121,7 @@ def test_token_reviews_know_the_servers_token() -> None:
             good = api.post(path, {"spec": {"token": "s3cret"}}).json()
             assert good["status"]["authenticated"] is True
             bad = api.post(path, {"spec": {"token": "guess"}}).json()
-            assert bad["status"]["authenticated"] is False
-            assert "guess" not in json.dumps(bad["status"])
+            assert bad["status"] == {"user": {}, "error": "invalid bearer token"}  # as real
         finally:
             api.close()
 
@@ -207,7 +206,8 @@ def test_component_statuses_and_tokens(api: Api) -> None:
     api.post("/api/v1/namespaces/default/serviceaccounts", {"metadata": {"name": "robot"}})
     token = api.post("/api/v1/namespaces/default/serviceaccounts/robot/token",
                      {"spec": {"audiences": ["x"]}})
-    assert token.status_code == 403 and "issues no service account tokens" in token.text
+    assert token.status_code == 201, token.text  # tests/server/test_tokens.py: the rest
+    assert token.json()["spec"]["audiences"] == ["x"]
 
 
 # -- OpenAPI and kubectl explain -----------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""`python -m kubenb serve` with --tls, --seed-objects, --churn and --seed, as a subprocess."""
+"""`python -m kubenb serve` (HTTPS by default, --plain-http), --seed-objects, --churn and
+--seed, as a subprocess."""
 
 from __future__ import annotations
 
@@ -48,6 +49,10 @@ def serve(*flags: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
             proc.wait(5)
 
 
+def _token(kubeconfig: Path) -> str:
+    return str(yaml.safe_load(kubeconfig.read_text())["users"][0]["user"]["token"])
+
+
 def _ca_file(kubeconfig: Path, tmp_path: Path) -> str:
     cluster = yaml.safe_load(kubeconfig.read_text())["clusters"][0]["cluster"]
     ca = tmp_path / "ca.crt"
@@ -55,16 +60,20 @@ def _ca_file(kubeconfig: Path, tmp_path: Path) -> str:
     return str(ca)
 
 
-def test_serve_tls_with_seed_objects(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flags", [(), ("--tls",)], ids=["default", "tls-alias"])
+def test_serve_speaks_https_by_default_with_seed_objects(tmp_path: Path,
+                                                          flags: tuple[str, ...]) -> None:
     kubeconfig = tmp_path / "kc.yaml"
-    with serve("--tls", "--seed-objects", "5", "--kubeconfig-out", str(kubeconfig)) as (
+    with serve(*flags, "--seed-objects", "5", "--kubeconfig-out", str(kubeconfig)) as (
             proc, url):
         assert url.startswith("https://127.0.0.1:")
         assert kubeconfig.exists()  # written before the URL was announced
         config = yaml.safe_load(kubeconfig.read_text())
         assert config["clusters"][0]["cluster"]["server"] == url
         ca = _ca_file(kubeconfig, tmp_path)
-        pods = requests.get(url + PODS, verify=ca, timeout=10).json()["items"]
+        auth = {"Authorization": f"Bearer {_token(kubeconfig)}"}  # made for this server
+        assert requests.get(url + PODS, verify=ca, timeout=10).status_code == 401
+        pods = requests.get(url + PODS, verify=ca, headers=auth, timeout=10).json()["items"]
         assert len(pods) == 5 and {p["status"]["phase"] for p in pods} == {"Running"}
         with pytest.raises(requests.exceptions.SSLError):
             requests.get(url + "/readyz", timeout=10)
@@ -80,7 +89,8 @@ def test_serve_tls_with_seed_objects(tmp_path: Path) -> None:
 
 
 def test_serve_churn_with_seed_makes_objects_move(tmp_path: Path) -> None:
-    with serve("--churn", "200", "--seed", "3", "--churn-kinds", "configmaps,pods") as (
+    with serve("--plain-http", "--churn", "200", "--seed", "3",
+               "--churn-kinds", "configmaps,pods") as (
             proc, url):
         def count(path: str) -> int:
             return len(requests.get(url + path, timeout=10).json()["items"])
@@ -103,6 +113,9 @@ def test_serve_rejects_bad_instrument_flags() -> None:
     negative = subprocess.run([*base, "--seed-objects", "-1"], capture_output=True, text=True,
                               env=env, timeout=60)
     assert negative.returncode == 2 and "--seed-objects" in negative.stderr
+    both = subprocess.run([*base, "--tls", "--plain-http"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
 
 
 def test_cli_serve_prints_url_writes_kubeconfig_and_stops(tmp_path: Path) -> None:
@@ -111,7 +124,7 @@ def test_cli_serve_prints_url_writes_kubeconfig_and_stops(tmp_path: Path) -> Non
                PYTHONFAULTHANDLER="1")  # SIGABRT prints every thread's stack
     proc = subprocess.Popen(
         [sys.executable, "-m", "kubenb", "serve", "--port", "0", "--token", "t0k",
-         "--kubeconfig-out", str(out)],
+         "--plain-http", "--kubeconfig-out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stdout is not None

@@ -75,6 +75,8 @@ def test_kubectl_reads_the_recorded_cluster_then_its_replayed_history(tmp_path: 
         assert proc.stdout is not None and proc.stderr is not None
         assert proc.stdout.readline().startswith("kubeconfig written to ")
         banner = proc.stdout.readline()
+        if banner.startswith("CA certificate: "):  # HTTPS, the default
+            banner = proc.stdout.readline()
         assert "replaying" in banner and "configmaps (namespace default)" in banner
         kubectl = Kubectl(kubeconfig, tmp_path / "kube-cache")
         # kubectl's list is the replay's only client: the recorded first list, then it plays

@@ -221,8 +221,9 @@ def test_plain_http_to_a_tls_port_fails_cleanly_and_stop_joins(tls_server: Embed
                                                                ) -> None:
     before = set(threading.enumerate())
     plain = tls_server.url.replace("https://", "http://")
-    with pytest.raises(requests.exceptions.ConnectionError):
-        requests.get(plain + "/readyz", timeout=5)
+    answer = requests.get(plain + "/readyz", timeout=5)  # what Go's server answers
+    assert answer.status_code == 400
+    assert answer.text == "Client sent an HTTP request to an HTTPS server.\n"
     with socket.create_connection(("127.0.0.1", int(plain.rsplit(":", 1)[1])), timeout=5):
         pass  # connect and hang up without a handshake
     with _session(tls_server) as session:
@@ -247,3 +248,58 @@ def test_tls_without_token_needs_no_prompt() -> None:
             assert kubernetes.client.CoreV1Api(client).list_namespace().items
         finally:
             client.close()
+
+
+def _tls_connection(srv: EmbeddedServer) -> ssl.SSLSocket:
+    ctx = ssl.create_default_context(cafile=srv.ca_path)
+    raw = socket.create_connection(("127.0.0.1", int(srv.url.rsplit(":", 1)[1])), timeout=5)
+    # suppress_ragged_eofs=False: a close without close_notify raises SSLEOFError.
+    return ctx.wrap_socket(raw, server_hostname="localhost", suppress_ragged_eofs=False)
+
+
+def _read_response(conn: ssl.SSLSocket) -> bytes:
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += conn.recv(4096)
+    headers, _, body = head.partition(b"\r\n\r\n")
+    length = int(headers.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+    while len(body) < length:
+        body += conn.recv(4096)
+    return headers
+
+
+def test_a_closed_keep_alive_connection_gets_the_servers_close_notify(
+        tls_server: EmbeddedServer) -> None:
+    conn = _tls_connection(tls_server)
+    conn.sendall(b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert _read_response(conn).startswith(b"HTTP/1.1 200 OK")
+    # unwrap() sends the client's close_notify and returns only once the server's arrives
+    # (a server that just closes the socket makes it raise SSLEOFError instead).
+    plain = conn.unwrap()
+    plain.close()
+
+
+def test_connection_close_ends_with_close_notify_not_a_truncation(
+        tls_server: EmbeddedServer) -> None:
+    with _tls_connection(tls_server) as conn:
+        conn.sendall(b"GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        reply = b""
+        while chunk := conn.recv(4096):  # b"" only after close_notify; else SSLEOFError
+            reply += chunk
+    assert reply.startswith(b"HTTP/1.1 200 OK") and reply.endswith(b"}\n")
+
+
+def test_a_tls_hello_on_the_plain_port_gets_a_plain_text_400(server: EmbeddedServer) -> None:
+    ctx = ssl.create_default_context()
+    outgoing, incoming = ssl.MemoryBIO(), ssl.MemoryBIO()
+    hello = ctx.wrap_bio(incoming, outgoing, server_hostname="localhost")
+    with pytest.raises(ssl.SSLWantReadError):
+        hello.do_handshake()
+    port = int(server.url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as raw:
+        raw.sendall(outgoing.read())
+        reply = b""
+        while chunk := raw.recv(4096):
+            reply += chunk
+    assert reply == (b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                     b"Connection: close\r\n\r\n400 Bad Request")  # as Go's server, no HTML

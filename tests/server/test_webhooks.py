@@ -1,0 +1,184 @@
+"""Admission webhooks over real HTTPS (tests/server/webhook_server.py), compared with what a
+real v1.32 server answered to the same webhooks (tests/fixtures/realapi_auth/webhook-*)."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from kubenb.server import EmbeddedServer
+from tests.server.conftest import Api
+from tests.server.realapi_auth import real, real_body
+from tests.server.webhook_server import configuration, hook, json_patch, webhook_server
+
+NS = "kubenb-hooks"
+CMS = f"/api/v1/namespaces/{NS}/configmaps"
+ADMISSION = "/apis/admissionregistration.k8s.io/v1"
+ONLY_HERE = {"namespaceSelector": {"matchLabels": {"kubenb-webhooks": "on"}}}
+
+
+@pytest.fixture
+def admin() -> Iterator[Api]:
+    with EmbeddedServer() as server:
+        api = Api(server.url)
+        try:
+            api.post("/api/v1/namespaces", {"metadata": {
+                "name": NS, "labels": {"kubenb-webhooks": "on"}}})
+            api.post("/api/v1/namespaces", {"metadata": {"name": "elsewhere"}})
+            yield api
+        finally:
+            api.close()
+
+
+def _install(api: Api, kind: str, name: str, hooks: list[dict[str, Any]]) -> None:
+    resp = api.post(f"{ADMISSION}/{kind.lower()}s", configuration(kind, name, hooks))
+    assert resp.status_code == 201, resp.text
+
+
+def _deny(review: dict[str, Any]) -> dict[str, Any]:
+    name = review["request"]["name"]
+    if name == "bad":
+        return {"allowed": False, "status": {"code": 403, "reason": "Forbidden",
+                                             "message": "no configmaps named bad"}}
+    if name == "silent":
+        return {"allowed": False}
+    return {"allowed": True}
+
+
+def test_a_validating_webhook_denies_and_allows_as_on_a_real_server(admin: Api) -> None:
+    with webhook_server(_deny) as hooks:
+        _install(admin, "ValidatingWebhookConfiguration", "kubenb-deny", [hook(
+            "deny.kubenb.example", {"url": hooks.url(), "caBundle": hooks.ca_bundle},
+            **ONLY_HERE)])
+        for name in ("webhook-denied-403", "webhook-denied-silent-400"):
+            request = real(name)["request"]
+            resp = admin.post(request["path"], request["body"])
+            assert resp.status_code == real(name)["response"]["status"]
+            assert resp.json() == real_body(name)
+        assert admin.get(f"{CMS}/bad").status_code == 404  # nothing stored
+        good = admin.post(CMS, {"metadata": {"name": "good", "labels": {"a": "b"}}})
+        assert good.status_code == 201
+        review = hooks.reviews[-1]
+        expected = real("webhook-admissionreview-create")
+        assert list(review) == list(expected)
+        assert list(review["request"]) == list(expected["request"])
+        request = review["request"]
+        assert (request["operation"], request["name"], request["namespace"]) == (
+            "CREATE", "good", NS)
+        assert request["userInfo"]["groups"] == ["system:masters", "system:authenticated"]
+        assert request["options"] == expected["request"]["options"]
+        assert hooks.paths[-1] == "/validate?timeout=10s"
+        other = admin.post("/api/v1/namespaces/elsewhere/configmaps",
+                           {"metadata": {"name": "bad"}})
+        assert other.status_code == 201  # namespaceSelector: not sent to the webhook
+        updated = admin.patch(f"{CMS}/good", {"data": {"x": "1"}})
+        assert updated.status_code == 200
+        assert hooks.reviews[-1]["request"]["operation"] == "UPDATE"
+        assert hooks.reviews[-1]["request"]["oldObject"]["metadata"]["name"] == "good"
+
+
+def test_a_mutating_webhook_patches_before_validation(admin: Api) -> None:
+    def label(review: dict[str, Any]) -> dict[str, Any]:
+        return json_patch({"op": "add", "path": "/metadata/labels",
+                           "value": {"mutated-by": "kubenb-test"}})
+
+    def require_label(review: dict[str, Any]) -> dict[str, Any]:
+        labels = review["request"]["object"]["metadata"].get("labels") or {}
+        return {"allowed": "mutated-by" in labels}
+
+    with webhook_server(label) as mutating, webhook_server(require_label) as validating:
+        _install(admin, "MutatingWebhookConfiguration", "kubenb-label", [hook(
+            "label.kubenb.example", {"url": mutating.url("/mutate"),
+                                     "caBundle": mutating.ca_bundle}, **ONLY_HERE)])
+        _install(admin, "ValidatingWebhookConfiguration", "kubenb-check", [hook(
+            "check.kubenb.example", {"url": validating.url(),
+                                     "caBundle": validating.ca_bundle}, **ONLY_HERE)])
+        exchange = real("webhook-mutated-201")
+        resp = admin.post(exchange["request"]["path"], exchange["request"]["body"])
+        assert resp.status_code == 201, resp.text
+        assert resp.json()["metadata"]["labels"] == {"mutated-by": "kubenb-test"}
+        assert admin.get(f"{CMS}/mutated").json()["metadata"]["labels"] == {
+            "mutated-by": "kubenb-test"}
+        seen = mutating.reviews[-1]["request"]["object"]
+        real_seen = real("webhook-admissionreview-mutating")["request"]["object"]
+        assert seen["metadata"]["creationTimestamp"] is None and "uid" not in seen["metadata"]
+        assert seen["data"] == real_seen["data"]
+        assert "uid" in validating.reviews[-1]["request"]["object"]["metadata"]
+
+
+@pytest.mark.parametrize("name", ["webhook-refused-500", "webhook-ignored-201"])
+def test_an_unreachable_webhook_fails_or_is_ignored_by_policy(admin: Api, name: str) -> None:
+    policy = {"failurePolicy": "Ignore"} if "ignored" in name else {}
+    with webhook_server() as hooks:  # only for its CA
+        _install(admin, "ValidatingWebhookConfiguration", "kubenb-refused", [hook(
+            "refused.kubenb.example" if not policy else "ignored.kubenb.example",
+            {"url": "https://127.0.0.1:9/validate", "caBundle": hooks.ca_bundle},
+            **policy, **ONLY_HERE)])
+        request = real(name)["request"]
+        resp = admin.post(request["path"], request["body"])
+    assert resp.status_code == real(name)["response"]["status"]
+    if resp.status_code == 500:
+        assert resp.json() == real_body(name)
+
+
+def test_a_webhook_that_answers_too_late_is_a_timeout(admin: Api) -> None:
+    with webhook_server() as hooks:
+        hooks.hold()
+        _install(admin, "ValidatingWebhookConfiguration", "kubenb-timeout", [hook(
+            "slow.kubenb.example", {"url": hooks.url(), "caBundle": hooks.ca_bundle},
+            timeoutSeconds=1, **ONLY_HERE)])
+        resp = admin.post(CMS, {"metadata": {"name": "late"}})
+        expected = real_body("webhook-timeout-500")
+        url = hooks.url() + "?timeout=1s"
+        for text in (expected["message"], expected["details"]["causes"][0]["message"]):
+            assert text.split('Post "')[1].split('"')[0].endswith("/validate?timeout=1s")
+        body = resp.json()
+        assert resp.status_code == 500 and body["reason"] == "InternalError"
+        assert body["message"] == ('Internal error occurred: failed calling webhook '
+                                   f'"slow.kubenb.example": failed to call webhook: Post '
+                                   f'"{url}": context deadline exceeded')
+        assert list(body) == list(expected)
+
+
+def test_a_service_webhook_is_reached_through_its_endpoints(admin: Api) -> None:
+    with webhook_server(_deny, names=("hooks.kubenb-hooks.svc",)) as hooks:
+        admin.post(f"/api/v1/namespaces/{NS}/services", {
+            "metadata": {"name": "hooks"},
+            "spec": {"ports": [{"port": 443, "targetPort": hooks.port}]}})
+        admin.post(f"/api/v1/namespaces/{NS}/endpoints", {
+            "metadata": {"name": "hooks"},
+            "subsets": [{"addresses": [{"ip": "127.0.0.1"}], "ports": [{"port": hooks.port}]}]})
+        _install(admin, "ValidatingWebhookConfiguration", "kubenb-svc", [hook(
+            "svc.kubenb.example", {"service": {"namespace": NS, "name": "hooks",
+                                               "path": "/check"},
+                                   "caBundle": hooks.ca_bundle}, **ONLY_HERE)])
+        resp = admin.post(CMS, {"metadata": {"name": "bad"}})
+        assert resp.status_code == 403 and "no configmaps named bad" in resp.json()["message"]
+        assert hooks.paths[-1] == "/check?timeout=10s"
+        wrong_ca = base64.b64encode(b"-----BEGIN CERTIFICATE-----\nAAAA\n"
+                                    b"-----END CERTIFICATE-----\n").decode()
+        admin.patch(f"{ADMISSION}/validatingwebhookconfigurations/kubenb-svc",
+                    [{"op": "replace", "path": "/webhooks/0/clientConfig/caBundle",
+                      "value": wrong_ca}], content_type="application/json-patch+json")
+        broken = admin.post(CMS, {"metadata": {"name": "x"}})
+        assert broken.status_code == 500 and "invalid caBundle" in broken.json()["message"]
+
+
+def test_webhooks_see_deletes_and_dry_runs(admin: Api) -> None:
+    with webhook_server() as hooks:
+        _install(admin, "ValidatingWebhookConfiguration", "kubenb-all", [dict(hook(
+            "all.kubenb.example", {"url": hooks.url(), "caBundle": hooks.ca_bundle},
+            **ONLY_HERE), rules=[{"apiGroups": [""], "apiVersions": ["v1"],
+                                  "operations": ["*"], "resources": ["configmaps"]}])])
+        admin.post(CMS, {"metadata": {"name": "c"}}, params={"dryRun": "All"})
+        assert hooks.reviews[-1]["request"]["dryRun"] is True
+        assert admin.get(f"{CMS}/c").status_code == 404
+        admin.post(CMS, {"metadata": {"name": "c"}})
+        assert admin.delete(f"{CMS}/c").status_code == 200
+        request = hooks.reviews[-1]["request"]
+        assert (request["operation"], request["object"]) == ("DELETE", None)
+        assert request["oldObject"]["metadata"]["name"] == "c"
+        assert request["options"]["kind"] == "DeleteOptions"
