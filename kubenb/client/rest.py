@@ -26,6 +26,7 @@ from urllib.parse import unquote
 
 import requests
 
+from kubenb.client.request_log import observe_request
 from kubenb.client.transport import user_agent as transport_user_agent
 from kubenb.clock import Clock, RealClock
 from kubenb.errors import (
@@ -124,6 +125,7 @@ class RESTClient:
         docstring; a streamed response is returned unread.
         """
         method = method.upper()
+        observe_request(method, path, params)
         data = None if body is None else (
             body if isinstance(body, bytes) else json.dumps(body, separators=(",", ":")).encode())
         url = self.server + path
