@@ -151,7 +151,7 @@ kubernetes/sample-controller. Read it, finish the TODOs, and own it.
 | retries | {spec.max_retries if spec.max_retries is not None else 'forever, with backoff'} |
 | leader election | {le_text} |
 | events | {'recorded (record.EventRecorder)' if ctx.uses_recorder else 'none'} |
-| RBAC | deploy/rbac.yaml, from {sum(spec.requests.values())} recorded request(s), the informers and leader election |
+| RBAC | deploy/rbac.yaml, from {len(spec.requests)} distinct request(s) the reconciles made, the informers{' and leader election' if election else ''} |
 
 | resource | Go type | namespace | events map to | indexers |
 |---|---|---|---|---|
@@ -193,8 +193,8 @@ kubectl create namespace {namespace} --dry-run=client -o yaml | kubectl apply -f
 kubectl apply -f deploy/rbac.yaml -f deploy/deployment.yaml
 ```
 
-deploy/rbac.yaml grants exactly what the prototype used: a Role in a namespace where
-every use of a resource stayed in that namespace, the ClusterRole otherwise.
+deploy/rbac.yaml grants exactly what the prototype used: a verb on a resource whose
+every use stayed in one namespace by a Role there, anything else by the ClusterRole.
 """
 
 

@@ -4,9 +4,9 @@ Three sources: the requests its reconciles made (recorded by kubenb.client.reque
 verb, group, resource, subresource, namespace), its informers (list and watch, in the
 namespace they watch or cluster-wide), and leader election (get, create and update of
 its Lease). Events, when the reconcile records them, add create, patch and update of
-`events`. A resource whose every use stayed in one namespace is granted by a Role in
-that namespace; anything else (cluster-scoped resources, informers over all namespaces,
-calls in several namespaces) by the ClusterRole.
+`events`. A verb on a resource whose every use stayed in one namespace is granted by a
+Role in that namespace; anything else (cluster-scoped resources, informers over all
+namespaces, calls in several namespaces) by the ClusterRole.
 """
 
 from __future__ import annotations
@@ -64,11 +64,11 @@ def permissions(spec: ControllerSpec, *, events: bool = False) -> list[Permissio
     return sorted(found)
 
 
-def _scopes(perms: list[Permission]) -> dict[tuple[str, str], str]:
-    """(group, resource) -> the one namespace of all its uses, or "" (cluster)."""
-    places: dict[tuple[str, str], set[str]] = defaultdict(set)
+def _scopes(perms: list[Permission]) -> dict[tuple[str, str, str], str]:
+    """(group, resource, verb) -> the one namespace of all its uses, or "" (cluster)."""
+    places: dict[tuple[str, str, str], set[str]] = defaultdict(set)
     for perm in perms:
-        places[(perm.group, perm.resource)].add(perm.namespace)
+        places[(perm.group, perm.resource, perm.verb)].add(perm.namespace)
     return {key: next(iter(ns)) if len(ns) == 1 else "" for key, ns in places.items()}
 
 
@@ -89,7 +89,7 @@ def rbac_documents(spec: ControllerSpec, name: str, namespace: str, *,
     scopes = _scopes(perms)
     by_scope: dict[str, list[Permission]] = defaultdict(list)
     for perm in perms:
-        by_scope[scopes[(perm.group, perm.resource)]].append(perm)
+        by_scope[scopes[(perm.group, perm.resource, perm.verb)]].append(perm)
     subject = {"kind": "ServiceAccount", "name": name, "namespace": namespace}
     docs: list[dict[str, Any]] = [{"apiVersion": "v1", "kind": "ServiceAccount",
                                    "metadata": {"name": name, "namespace": namespace}}]
@@ -125,7 +125,7 @@ def permissions_table(spec: ControllerSpec, *, events: bool = False) -> pd.DataF
     scopes = _scopes(perms)
     rows: dict[tuple[str, str, str], dict[str, Any]] = {}
     for perm in perms:
-        scope = scopes[(perm.group, perm.resource)]
+        scope = scopes[(perm.group, perm.resource, perm.verb)]
         key = (perm.group, perm.resource, scope)
         row = rows.setdefault(key, {"api_group": perm.group, "resource": perm.resource,
                                     "verbs": set(), "scope": scope or "cluster",

@@ -441,7 +441,9 @@ class _Translator:
             val = deref(self.expr(after))
             self.ctx.uses_requeue_after = True
             self.emit_all(val.pre)
-            if isinstance(after, ast.Constant) and isinstance(after.value, (int, float)):
+            if isinstance(after, ast.Constant) and isinstance(after.value, int):
+                delay = f"{after.value} * time.Second"
+            elif isinstance(after, ast.Constant) and isinstance(after.value, float):
                 delay = f"time.Duration({after.value!r} * float64(time.Second))"
             else:
                 delay = f"time.Duration(float64({val.code}) * float64(time.Second))"
@@ -621,6 +623,7 @@ class _Translator:
             key = coerce(self.materialize(self.expr(target.slice)), match.group(1))
             val = self._value_for(value, match.group(2))
             self.emit_all(container.pre + key.pre + val.pre)
+            self._nil_map_guard(container)
             self.emit(f"{container.code}[{key.code}] = {val.code}")
             return
         root, keys, _ = self._flatten(target)
@@ -646,7 +649,18 @@ class _Translator:
         val = self.materialize(self.expr(value, place.type))
         val = coerce(val, place.type, value.value if isinstance(value, ast.Constant) else None)
         self.emit_all(base.pre + val.pre)
+        if keys and place.code.endswith("]"):  # a map's key: Go's nil map would panic
+            container = self._access(base, keys[:-1], for_write=True)
+            if container.type.startswith("map["):
+                self._nil_map_guard(container)
         self.emit(f"{place.code} = {val.code}")
+
+    def _nil_map_guard(self, container: Val) -> None:
+        """Python's dict is never None where Go's map may be nil: make it first."""
+        if re.fullmatch(r"[\w.]+", container.code):
+            self.emit(f"if {container.code} == nil {{")
+            self.emit(f"\t{container.code} = {container.type}{{}}")
+            self.emit("}")
 
     def _assign_merge(self, target: ast.Subscript, value: ast.Dict, base: Val,
                       keys: list[Any]) -> None:
@@ -1680,9 +1694,11 @@ class _Translator:
             if pt is None:
                 raise Untranslatable(f"patch_type={kind!r}")
             name = coerce(self.materialize(self.expr(args[0])), "string")
+            if isinstance(args[1], ast.Name):
+                self.hints.setdefault(args[1].id, "map[string]interface{}")
             body = self._value_for(args[1], "interface{}") if isinstance(
                 args[1], (ast.Dict, ast.List)) else self.materialize(self.expr(args[1]))
-            data = self._fresh("patch")
+            data = self._fresh("patchData")
             self.declared[data] = "[]byte"
             self._declare_err()
             opts = "metav1.PatchOptions{}"
@@ -1769,6 +1785,12 @@ class _Translator:
             return Val(f"strings.Join({args[0].code}, {base.code})", "string", None, pre)
         if base.type == "error" and attr == "__str__":
             return Val(f"{base.code}.Error()", "string", None, pre)
+        if base.type.startswith("map[") and attr == "get" and (
+                len(args) == 1 or len(args) == 2 and _is_falsy_literal(node.args[1])):
+            match = re.fullmatch(r"map\[(\w+)\](.+)", base.type)
+            assert match is not None
+            key = coerce(args[0], match.group(1))
+            return Val(f"{base.code}[{key.code}]", match.group(2), None, pre)
         if base.type.startswith("map[") and attr == "copy" and not args:
             return Val(f"maps.Clone({base.code})", base.type, None, pre)
         raise Untranslatable(f".{attr}() on a {base.type}")
