@@ -169,7 +169,7 @@ func (c *Controller) syncHandler(ctx context.Context, key string) error {
 	var users []interface{}
 	var count string
 	var patch map[string]interface{}
-	var patch2 []byte
+	var patchData []byte
 	namespace, name, err = cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		return err
@@ -187,11 +187,11 @@ func (c *Controller) syncHandler(ctx context.Context, key string) error {
 	count = fmt.Sprint(int64(len(users)))
 	if cm.Annotations[UsedBy] != count {
 		patch = map[string]interface{}{"metadata": map[string]interface{}{"annotations": map[string]interface{}{UsedBy: count}}}
-		patch2, err = json.Marshal(patch)
+		patchData, err = json.Marshal(patch)
 		if err != nil {
 			return err
 		}
-		if _, err := c.kubeclientset.CoreV1().ConfigMaps(namespace).Patch(ctx, name, types.MergePatchType, patch2, metav1.PatchOptions{}); err != nil {
+		if _, err := c.kubeclientset.CoreV1().ConfigMaps(namespace).Patch(ctx, name, types.MergePatchType, patchData, metav1.PatchOptions{}); err != nil {
 			return err
 		}
 		klog.Infof("ConfigMap %v is mounted by %v Pod(s)", key, count)
