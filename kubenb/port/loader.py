@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import linecache
 import sys
 from pathlib import Path
 from typing import Any
@@ -44,10 +45,13 @@ def _notebook_namespace(path: Path) -> dict[str, Any]:
             continue
         source = cell.get("source", "")
         text = "".join(source) if isinstance(source, list) else str(source)
-        lines = [line for line in text.splitlines()
-                 if not line.lstrip().startswith(("%", "!"))]
-        code = compile("\n".join(lines), f"{path}[cell {i}]", "exec")
-        exec(code, namespace)  # the notebook is the user's own prototype
+        lines = ["" if line.lstrip().startswith(("%", "!")) else line
+                 for line in text.splitlines()]
+        filename = f"{path}[cell {i}]"
+        source = "\n".join(lines) + "\n"
+        # as IPython does: the cell's text in linecache, so inspect finds the reconcile's
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec(compile(source, filename, "exec"), namespace)  # the user's own prototype
     return namespace
 
 

@@ -4,9 +4,10 @@ Three sources: the requests its reconciles made (recorded by kubenb.client.reque
 verb, group, resource, subresource, namespace), its informers (list and watch, in the
 namespace they watch or cluster-wide), and leader election (get, create and update of
 its Lease). Events, when the reconcile records them, add create, patch and update of
-`events`. A verb on a resource whose every use stayed in one namespace is granted by a
-Role in that namespace; anything else (cluster-scoped resources, informers over all
-namespaces, calls in several namespaces) by the ClusterRole.
+`events` in the namespaces of the keys it reconciled. A verb on a resource whose every
+use stayed in one namespace is granted by a Role in that namespace; anything else
+(cluster-scoped resources, informers over all namespaces, calls in several namespaces)
+by the ClusterRole.
 """
 
 from __future__ import annotations
@@ -57,7 +58,10 @@ def permissions(spec: ControllerSpec, *, events: bool = False) -> list[Permissio
             found.add(Permission("coordination.k8s.io", "leases", verb, election.namespace,
                                  "leader election"))
     if events:
-        namespaces = {p.namespace for p in found if p.source != "leader election"} or {""}
+        # An Event goes to its object's namespace ("default" for cluster-scoped ones):
+        # the namespaces of the keys the prototype reconciled.
+        namespaces = {key.split("/", 1)[0] if "/" in key else "default"
+                      for key in spec.requests_by_key} or {""}
         for namespace in namespaces:
             for verb in ("create", "patch", "update"):
                 found.add(Permission("", "events", verb, namespace, "events"))
@@ -130,14 +134,14 @@ def permissions_table(spec: ControllerSpec, *, events: bool = False) -> pd.DataF
         row = rows.setdefault(key, {"api_group": perm.group, "resource": perm.resource,
                                     "verbs": set(), "scope": scope or "cluster",
                                     "kind": "Role" if scope else "ClusterRole",
-                                    "from": set()})
+                                    "source": set()})
         row["verbs"].add(perm.verb)
-        row["from"].add(perm.source)
+        row["source"].add(perm.source)
     out = []
     for row in rows.values():
         row["verbs"] = ", ".join(sorted(row["verbs"], key=lambda v: (
             _VERB_ORDER.index(v) if v in _VERB_ORDER else 99, v)))
-        row["from"] = ", ".join(sorted(row["from"]))
+        row["source"] = ", ".join(sorted(row["source"]))
         out.append(row)
     return pd.DataFrame(out, columns=["api_group", "resource", "verbs", "scope", "kind",
-                                      "from"])
+                                      "source"])
