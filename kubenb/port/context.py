@@ -27,6 +27,7 @@ class Todo:
     python: str
     reason: str
     go_line: int = 0  # filled in when controller.go is written
+    file: str = ""  # the Python file's name (no directory: the output names no machine)
 
 
 @dataclass

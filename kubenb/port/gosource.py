@@ -201,6 +201,13 @@ def _stub_name(name: str, suffix: str) -> str:
     return ident + suffix
 
 
+def _index_func(resource: GoResource, index: str) -> str:
+    """`podsByNodeIndexFunc`: one per resource and index (two informers may share an
+    index name)."""
+    name = _stub_name(index, "IndexFunc")
+    return resource.field + name[:1].upper() + name[1:]
+
+
 def controller_go(ctx: PortContext, sync: GoFunction, extra_todos: list[Todo]) -> str:
     """The text of controller.go."""
     spec = ctx.spec
@@ -306,7 +313,7 @@ def _new_controller(ctx: PortContext, informers: list[_Informer]) -> list[str]:
         if w.indexers:
             out.append(f"\tif err := {inf.param}.Informer().AddIndexers(cache.Indexers{{")
             for name in w.indexers:
-                out.append(f"\t\t{go_string(name)}: {_stub_name(name, 'IndexFunc')},")
+                out.append(f"\t\t{go_string(name)}: {_index_func(inf.resource, name)},")
             out += ["\t}); err != nil {", "\t\treturn nil, err", "\t}"]
     out.append('\tlogger.Info("Setting up event handlers")')
     for inf in informers:
@@ -491,7 +498,7 @@ def _handlers(informers: list[_Informer], extra_todos: list[Todo]) -> list[str]:
             extra_todos.append(Todo(name, 0, f"def {w.mapping.name}(...)",
                                     "a custom event mapping"))
         for index, source in w.indexers.items():
-            func = _stub_name(index, "IndexFunc")
+            func = _index_func(inf.resource, index)
             out += [f"// {func} is the index {index!r}. The Python index function:",
                     "//", *_comment(source), "//",
                     "// TODO(port): translate it; until then it indexes nothing.",

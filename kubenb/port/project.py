@@ -133,7 +133,7 @@ def _porting_md(spec: ControllerSpec, ctx: PortContext, functions: list[GoFuncti
     fn_rows = "\n".join(f"| `{f.python_name}` | `{f.name}` | {f.reach.translated}/"
                         f"{f.reach.total} | {len(f.todos)} |" for f in functions)
     todo_rows = "\n".join(
-        f"| controller.go:{t.go_line} | {('Python line ' + str(t.line)) if t.line else '-'} "
+        f"| controller.go:{t.go_line} | {(t.file + ':' + str(t.line)) if t.line else '-'} "
         f"| `{t.python.replace('|', '¦')}` | {t.reason.replace('|', '¦')} |" for t in todos) \
         or "| - | - | - | none |"
     return f"""# {spec.name}: the Go port

@@ -26,6 +26,7 @@ import ast
 import copy
 import inspect
 import logging
+import os
 import re
 import textwrap
 import types
@@ -172,6 +173,7 @@ class _Translator:
         source = textwrap.dedent(inspect.getsource(raw))
         self.source = source.rstrip()
         self.first_line = inspect.getsourcelines(raw)[1]
+        self.file_name = os.path.basename(inspect.getsourcefile(raw) or "")
         tree = ast.parse(source)
         node = tree.body[0]
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -386,7 +388,7 @@ class _Translator:
                   "err != nil {")
         self.emit("\t" + self._ret_error("err"))
         self.emit("}")
-        self.todos.append(Todo(self.go_name, line, first, reason))
+        self.todos.append(Todo(self.go_name, line, first, reason, file=self.file_name))
         self.todo_ids.add(id(stmt))
         self.reach.total += self._count(stmt)
 
@@ -845,7 +847,11 @@ class _Translator:
             raise Untranslatable("try ... finally")
         if not stmt.body:
             raise Untranslatable("an empty try")
-        first, rest = stmt.body[0], stmt.body[1:]
+        lead: list[ast.stmt] = []  # statements before the call that may fail: plain Go
+        body = list(stmt.body)
+        while len(body) > 1 and not self._may_fail(body[0]):
+            lead.append(body.pop(0))
+        first, rest = body[0], body[1:]
         for later in rest:
             if any(isinstance(n, ast.Call) for n in ast.walk(later)):
                 raise Untranslatable("a try block whose later statements call something "
@@ -867,6 +873,7 @@ class _Translator:
                 catch_all = handler
             conditions.append((handler, cond))
         self._compound(stmt)
+        self.block(lead)
         self.reach.translated += 1
         self.reach.total += 1
         self._declare_err()
@@ -900,6 +907,23 @@ class _Translator:
             self.emit("} else {")
             self._nested(else_body)
         self.emit("}")
+
+    def _may_fail(self, stmt: ast.stmt) -> bool:
+        """Whether a statement's Go could return an error (it makes a call that can)."""
+        if not isinstance(stmt, (ast.Assign, ast.Expr, ast.AnnAssign)):
+            return True
+        value = stmt.value
+        if value is None:
+            return False
+        saved = (len(self.lines), dict(self.vars), dict(self.declared), self.error_sites)
+        try:
+            val = self.expr(value)
+            return val.errcall or bool(val.pre)
+        except Untranslatable:
+            return True
+        finally:
+            del self.lines[saved[0]:]
+            self.vars, self.declared, self.error_sites = saved[1], saved[2], saved[3]
 
     def _except_condition(self, node: ast.AST | None) -> str:
         if node is None:
@@ -1853,7 +1877,7 @@ class _Translator:
         known = _KNOWN_FUNCTIONS.get(name) if module.startswith("kubenb.") else None
         if known is not None:
             return known(self, node)
-        if module.startswith("kubenb.") and not module.startswith("kubenb.controller.samples"):
+        if module.startswith("kubenb.") and not module.startswith(_PROTOTYPE_MODULES):
             raise Untranslatable(f"kubenb's {name}() has no Go translation here")
         if node.keywords:
             raise Untranslatable(f"{name}() called with keyword arguments")
@@ -1875,6 +1899,10 @@ class _Translator:
 
 
 _MISSING = object()
+
+#: kubenb modules whose functions are controllers' own code (translated like a user's);
+#: every other kubenb function is library, with a Go twin or none.
+_PROTOTYPE_MODULES = ("kubenb.controller.samples", "kubenb.controllermanager")
 
 
 def _group_accessor_name(group: str, version: str) -> str:

@@ -71,7 +71,7 @@ func NewController(ctx context.Context, kubeclientset kubernetes.Interface, conf
 	}
 
 	if err := podsInformer.Informer().AddIndexers(cache.Indexers{
-		"by-config-map": byConfigMapIndexFunc,
+		"by-config-map": podsByConfigMapIndexFunc,
 	}); err != nil {
 		return nil, err
 	}
@@ -222,14 +222,14 @@ func (c *Controller) podToConfigMaps(obj interface{}) {
 	klog.V(2).Info("event mapping pod_to_config_maps is not ported yet")
 }
 
-// byConfigMapIndexFunc is the index 'by-config-map'. The Python index function:
+// podsByConfigMapIndexFunc is the index 'by-config-map'. The Python index function:
 //
 //	def by_config_map(pod: dict[str, Any]) -> list[str]:
 //	    """Index function: a Pod under each ConfigMap key it mounts."""
 //	    return config_map_keys(pod)
 //
 // TODO(port): translate it; until then it indexes nothing.
-func byConfigMapIndexFunc(obj interface{}) ([]string, error) {
+func podsByConfigMapIndexFunc(obj interface{}) ([]string, error) {
 	return nil, nil
 }
 
