@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from kubenb.port.context import GoFunction, PortContext, Reach, Todo
-from kubenb.port.gosource import controller_go, main_go
+from kubenb.port.controller_file import controller_go
+from kubenb.port.main_file import main_go
 from kubenb.port.rbac import permissions_table, rbac_documents, rbac_yaml
 from kubenb.port.spec import ControllerSpec, describe
 from kubenb.port.translate import translate_function
@@ -117,16 +118,22 @@ def _locate_todos(text: str, todos: list[Todo]) -> None:
 
 def _porting_md(spec: ControllerSpec, ctx: PortContext, functions: list[GoFunction],
                 todos: list[Todo], reach: Reach, name: str, namespace: str) -> str:
-    watched = "\n".join(
-        f"| `{w.resource.key}` | {'typed: `' + w.resource.go_type + '`' if w.resource.typed else 'dynamic: `*unstructured.Unstructured`'}"
-        f" | {w.namespace or 'all namespaces'} | "
-        f"{ {'own': 'own key', 'owner': 'owner ' + w.mapping.owner_kind}.get(w.mapping.how, 'custom: ' + w.mapping.name)} | "
-        f"{', '.join(w.indexers) or '-'} |"
-        for w in spec.watched)
+    election = spec.leader_election
+    rows = []
+    for w in spec.watched:
+        go_type = (f"typed: `{w.resource.go_type}`" if w.resource.typed
+                   else "dynamic: `*unstructured.Unstructured`")
+        maps_to = {"own": "own key", "owner": f"owner {w.mapping.owner_kind}"}.get(
+            w.mapping.how, f"custom: {w.mapping.name}")
+        rows.append(f"| `{w.resource.key}` | {go_type} | {w.namespace or 'all namespaces'} | "
+                    f"{maps_to} | {', '.join(w.indexers) or '-'} |")
+    watched = "\n".join(rows)
+    rbac_from = (f"deploy/rbac.yaml, from {len(spec.requests)} distinct request(s) the "
+                 f"reconciles made, the informers"
+                 f"{' and leader election' if election else ''}")
     rl = spec.rate_limiter
     limiter = (f"per key {rl.base_delay}s doubling to {rl.max_delay}s"
                + (f", overall {rl.qps} qps with a burst of {rl.burst}" if rl.qps else ""))
-    election = spec.leader_election
     le_text = (f"Lease `{election.namespace}/{election.name}` (lease {election.lease_duration}s, "
                f"renew {election.renew_deadline}s, retry {election.retry_period}s)"
                if election else "none (the prototype ran without it)")
@@ -151,7 +158,7 @@ kubernetes/sample-controller. Read it, finish the TODOs, and own it.
 | retries | {spec.max_retries if spec.max_retries is not None else 'forever, with backoff'} |
 | leader election | {le_text} |
 | events | {'recorded (record.EventRecorder)' if ctx.uses_recorder else 'none'} |
-| RBAC | deploy/rbac.yaml, from {len(spec.requests)} distinct request(s) the reconciles made, the informers{' and leader election' if election else ''} |
+| RBAC | {rbac_from} |
 
 | resource | Go type | namespace | events map to | indexers |
 |---|---|---|---|---|

@@ -43,9 +43,11 @@ TYPED_GROUP_VERSIONS = frozenset({
     ("authorization.k8s.io", "v1"),
 })
 
-_GO_KEYWORDS = frozenset(
-    "break case chan const continue default defer else fallthrough for func go goto if "
-    "import interface map package range return select struct switch type var".split())
+_GO_KEYWORDS = frozenset([
+    "break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough",
+    "for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range",
+    "return", "select", "struct", "switch", "type", "var",
+])
 
 
 def builtin_info(group: str, version: str, resource: str) -> ResourceInfo | None:

@@ -52,10 +52,12 @@ from kubenb.port.values import (
 __all__ = ["GO_PACKAGE_NAMES", "translate_function"]
 
 #: Go package names a local may not shadow (the generated file imports them).
-GO_PACKAGE_NAMES = frozenset(
-    "fmt errors time context strings slices maps reflect json metav1 apierrors unstructured "
-    "schema types labels utilruntime wait cache workqueue kubernetes dynamic dynamicinformer "
-    "record klog ptr runtime rate scheme corev1 appsv1 c ctx err key".split())
+GO_PACKAGE_NAMES = frozenset([
+    "fmt", "errors", "time", "context", "strings", "slices", "maps", "reflect", "json",
+    "metav1", "apierrors", "unstructured", "schema", "types", "labels", "utilruntime", "wait",
+    "cache", "workqueue", "kubernetes", "dynamic", "dynamicinformer", "record", "klog", "ptr",
+    "runtime", "rate", "scheme", "corev1", "appsv1", "c", "ctx", "err", "key",
+])
 
 _API_ERRORS: list[tuple[type, str]] = [
     (kerrors.NotFound, "apierrors.IsNotFound(err)"),
@@ -408,15 +410,15 @@ class _Translator:
     def stmt_Return(self, stmt: ast.Return) -> None:
         value = stmt.value
         if self.returns == "error":
-            if value is None or isinstance(value, ast.Constant) and value.value is None:
+            if value is None or (isinstance(value, ast.Constant) and value.value is None):
                 self.emit("return nil")
                 return
             if isinstance(value, ast.Call) and self._resolves_to(value.func, "Result"):
                 self._return_result(value)
                 return
             raise Untranslatable("the sync handler returns only None or a Result")
-        if value is None or isinstance(value, ast.Constant) and value.value is None \
-                and self.return_type in (None, ""):
+        if value is None or (isinstance(value, ast.Constant) and value.value is None \
+                and self.return_type in (None, "")):
             if self.return_type is None:
                 self.return_type = ""
             self.emit("RET()")
@@ -611,7 +613,7 @@ class _Translator:
             return
         if isinstance(value, ast.Tuple) and len(value.elts) == len(names):
             for name, elt in zip(names, value.elts, strict=True):
-                self.stmt_Assign(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
+                self.stmt_Assign(ast.Assign(targets=[ast.Name(id=str(name), ctx=ast.Store())],
                                             value=elt))
             return
         raise Untranslatable("this tuple assignment")
@@ -1011,10 +1013,11 @@ class _Translator:
             raise Untranslatable(f"{py_name} is an informer the controller does not watch")
         if cls_name == "ResourceClient":
             group = value.api_version.rpartition("/")[0]
-            resource = self.ctx.resource(group, value.resource)
-            if resource is None:
+            client_resource = self.ctx.resource(group, value.resource)
+            if client_resource is None:
                 raise Untranslatable(f"{py_name}: {value.resource} is not a resource the "
                                      "port knows")
+            resource = client_resource
             namespace = value.namespace_name
             ns = go_string(namespace) if namespace else None
             if resource.info.namespaced and not namespace:
@@ -1180,9 +1183,10 @@ class _Translator:
             return Val(code, "bool", None, pre)
         symbols = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
                    ast.GtE: ">="}
-        symbol = symbols.get(type(op))
-        if symbol is None:
+        found = symbols.get(type(op))
+        if found is None:
             raise Untranslatable("this comparison")
+        symbol = found
         left, right = deref(left), deref(right)
         left, right = self._unify(left, right, left_node=node.left, right_node=right_node)
         if left.type.startswith(("map[", "[]")) or struct_of(left.type) is not None:
@@ -1457,7 +1461,7 @@ class _Translator:
         val = self._access(base, keys)
         if default is not None:
             dval = self.materialize(self.expr(default))
-            if val.type.startswith("*") and is_numeric(val.type[1:]) or val.type in (
+            if (val.type.startswith("*") and is_numeric(val.type[1:])) or val.type in (
                     "*bool", "*string"):
                 d = coerce(dval, val.type[1:], getattr(default, "value", None))
                 return Val(f"ptr.Deref({val.code}, {d.code})", val.type[1:], None, val.pre)
@@ -1584,7 +1588,7 @@ class _Translator:
         return not base.pseudo or base.type == "@upath"
 
     def _kwargs(self, node: ast.Call, allowed: set[str]) -> dict[str, ast.AST]:
-        kwargs = {str(k.arg): k.value for k in node.keywords}
+        kwargs: dict[str, ast.AST] = {str(k.arg): k.value for k in node.keywords}
         extra = set(kwargs) - allowed
         if extra:
             raise Untranslatable(f"the keyword argument(s) {', '.join(sorted(extra))}")
@@ -1681,7 +1685,7 @@ class _Translator:
         raise Untranslatable(f"{group or 'core'}/{version} has no resource {attr} the port knows")
 
     def _client_call(self, base: Val, attr: str, node: ast.Call) -> Val:
-        resource, ns = base.ref
+        resource, _ = base.ref
         args = node.args
         self.uses_ctx = True
         go = resource.go_type
@@ -1712,7 +1716,7 @@ class _Translator:
         if attr == "patch" and len(args) == 2:
             kwargs = self._kwargs(node, {"patch_type", "field_manager"})
             patch_type = kwargs.get("patch_type")
-            kind = patch_type.value if isinstance(patch_type, ast.Constant) else "merge"
+            kind = str(patch_type.value) if isinstance(patch_type, ast.Constant) else "merge"
             pt = {"merge": "types.MergePatchType", "json": "types.JSONPatchType",
                   "strategic": "types.StrategicMergePatchType"}.get(str(kind))
             if pt is None:
@@ -1810,7 +1814,7 @@ class _Translator:
         if base.type == "error" and attr == "__str__":
             return Val(f"{base.code}.Error()", "string", None, pre)
         if base.type.startswith("map[") and attr == "get" and (
-                len(args) == 1 or len(args) == 2 and _is_falsy_literal(node.args[1])):
+                len(args) == 1 or (len(args) == 2 and _is_falsy_literal(node.args[1]))):
             match = re.fullmatch(r"map\[(\w+)\](.+)", base.type)
             assert match is not None
             key = coerce(args[0], match.group(1))

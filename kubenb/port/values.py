@@ -115,7 +115,7 @@ def truthy(val: Val) -> str:
 def coerce(val: Val, target: str, literal: Any = None) -> Val:
     """`val` as a `target` value, converting where Go needs it; raises if it cannot."""
     t = val.type
-    if t == target or target == "interface{}" and not val.pseudo:
+    if t == target or (target == "interface{}" and not val.pseudo):
         if target == "interface{}" and t in ("int", "int32"):
             return Val(f"int64({val.code})", "int64", val.ref, val.pre)
         return val

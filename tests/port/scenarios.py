@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from kubenb.cluster import Cluster
 from kubenb.controller import Controller, LeaseLock
