@@ -186,7 +186,7 @@ def _new_controller(ctx: PortContext, informers: list[_Informer]) -> list[str]:
             pred = _stub_name(f"{inf.resource.field}_predicate", "")
             funcs = ["cache.FilteringResourceEventHandler{",
                      f"\tFilterFunc: {pred},",
-                     f"\tHandler: {funcs[0]}", *["\t" + f for f in funcs[1:]], "}"]
+                     f"\tHandler: {funcs[0]}", *["\t" + f for f in funcs[1:-1]], "\t},", "}"]
         out.append(f"\tif _, err := {inf.param}.Informer().AddEventHandler({funcs[0]}")
         out += ["\t" + line for line in funcs[1:-1]]
         out += ["\t}); err != nil {", "\t\treturn nil, err", "\t}"]

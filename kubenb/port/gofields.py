@@ -117,6 +117,22 @@ serviceName        ServiceName        string
 replicas           Replicas           int32
 readyReplicas      ReadyReplicas      int32
 availableReplicas  AvailableReplicas  int32
+[batchv1.Job]
+spec               Spec               batchv1.JobSpec
+status             Status             batchv1.JobStatus
+[batchv1.JobSpec]
+parallelism        Parallelism        *int32
+completions        Completions        *int32
+backoffLimit       BackoffLimit       *int32
+activeDeadlineSeconds ActiveDeadlineSeconds *int64
+suspend            Suspend            *bool
+template           Template           corev1.PodTemplateSpec
+[batchv1.JobStatus]
+active             Active             int32
+succeeded          Succeeded          int32
+failed             Failed             int32
+ready              Ready              *int32
+terminating        Terminating        *int32
 [coordinationv1.Lease]
 spec               Spec               coordinationv1.LeaseSpec
 [coordinationv1.LeaseSpec]
@@ -147,7 +163,7 @@ def struct_of(go_type: str) -> dict[str, tuple[str, str]] | None:
     fields = _STRUCTS.get(name)
     if fields is None:
         return None
-    if name.split(".", 1)[0] in ("corev1", "appsv1", "coordinationv1") \
+    if name.split(".", 1)[0] in ("corev1", "appsv1", "batchv1", "coordinationv1") \
             and "Spec" not in name and "Status" not in name and name not in (
                 "corev1.Container", "corev1.PodTemplateSpec"):
         return {**_OBJECT_FIELDS, **fields}  # an object kind: metadata, apiVersion, kind

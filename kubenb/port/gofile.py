@@ -74,11 +74,12 @@ def _imports(text: str) -> str:
 
 def go_file(name: str, body: str) -> str:
     """A whole Go file of package main: header, imports, the aligned body."""
+    body = re.sub(r"\n{3,}", "\n\n", body.strip())  # gofmt keeps one blank line at most
     return (_HEADER.format(name=name) + "package main\n\n" + _imports(body) + "\n\n"
-            + align(body.strip()) + "\n")
+            + align(body) + "\n")
 
 
-_KEY_VALUE = re.compile(r"^(\t+)([A-Za-z_]\w*:) (.*)$")
+_KEY_VALUE = re.compile(r'^(\t+)([A-Za-z_]\w*:|"(?:[^"\\]|\\.)*":) (.*)$')
 _FIELD = re.compile(r"^(\t+)([A-Za-z_]\w*) ((?:\*|\[\]|map\[|[A-Za-z_]).*)$")
 _CONST = re.compile(r"^(\t+)([A-Za-z_]\w*) = (.*?)(?: (// .*))?$")
 

@@ -208,6 +208,8 @@ class _Translator:
                                         else "")
         self.uses_ctx = False
         self.temp = 0
+        self.try_capture = False
+        self.captured = False
         self.todo_ids: set[int] = set()
         self.param_go: list[tuple[str, str]] = []
         for name, val in zip(self.param_names, self.param_vals, strict=True):
@@ -574,6 +576,8 @@ class _Translator:
             self.emit(f"{go} = {val.code}")
 
     def _declare(self, name: str, go_type: str, ref: Any = None) -> str:
+        if not go_type:
+            raise Untranslatable(f"{name} = a call that returns nothing in Go")
         existing = self.vars.get(name)
         if existing is not None and not existing.pseudo and existing.code in self.declared:
             if existing.type != go_type:
@@ -864,8 +868,13 @@ class _Translator:
         if isinstance(first, ast.Assign) and (len(first.targets) != 1
                                              or not isinstance(first.targets[0], ast.Name)):
             raise Untranslatable("a try block whose call is assigned to other than a name")
-        val = self.expr(call_node)
-        if not val.errcall:
+        self.try_capture, self.captured = True, False
+        try:
+            val = self.expr(call_node)
+        finally:
+            self.try_capture = False
+        captured = self.captured  # the call was inside the statement, as in deepcopy(get())
+        if not val.errcall and not captured:
             raise Untranslatable("a try block whose first statement cannot fail in Go")
         conditions = []
         catch_all = None
@@ -880,7 +889,15 @@ class _Translator:
         self.reach.total += 1
         self._declare_err()
         self.emit_all(val.pre)
-        if isinstance(first, ast.Assign):
+        success: list[str] = []  # what uses the guarded call's result, once it succeeded
+        if captured:
+            if isinstance(first, ast.Assign):
+                assert isinstance(first.targets[0], ast.Name)
+                go = self._declare(first.targets[0].id, val.type, val.ref)
+                success.append(f"{go} = {val.code}")
+            elif val.type and val.code:
+                success.append(f"_ = {val.code}")
+        elif isinstance(first, ast.Assign):
             assert isinstance(first.targets[0], ast.Name)
             if not val.type:
                 raise Untranslatable("assigning the result of a call that returns nothing")
@@ -905,8 +922,11 @@ class _Translator:
             self.emit("} else if err != nil {")
             self.emit("\t" + self._ret_error("err"))
         else_body = rest + stmt.orelse
-        if else_body:
+        if else_body or success:
             self.emit("} else {")
+            self.indent += 1
+            self.emit_all(success)
+            self.indent -= 1
             self._nested(else_body)
         self.emit("}")
 
@@ -1055,6 +1075,12 @@ class _Translator:
         tmp = self._fresh("result")
         self.declared[tmp] = val.type
         self._declare_err()
+        if self.try_capture:  # the call a try block guards: its except clauses check err
+            if self.captured:
+                raise Untranslatable("a try block whose statement makes two calls that "
+                                     "may fail")
+            self.captured = True
+            return Val(tmp, val.type, val.ref, [*val.pre, f"{tmp}, err = {val.code}"])
         pre = [*val.pre, f"{tmp}, err = {val.code}", *self._err_check()]
         return Val(tmp, val.type, val.ref, pre)
 
@@ -1408,6 +1434,46 @@ class _Translator:
         code = ("\n" + pad).join(lines)
         return Val(code, out_type, None, pre)
 
+    def fold(self, how: str, gen: ast.GeneratorExp) -> Val:
+        """`sum(x for ...)`, `any(cond for ...)`, `all(cond for ...)` as a function literal."""
+        if len(gen.generators) != 1 or gen.generators[0].is_async:
+            raise Untranslatable(f"{how}() over more than one for")
+        comp = gen.generators[0]
+        saved_vars = dict(self.vars)
+        try:
+            header, pre = self._for_header(comp.target, comp.iter)
+            conds = [self.condition(c) for c in comp.ifs]
+            if how == "sum":
+                val = deref(self.materialize(self.expr(gen.elt)))
+                if not is_numeric(val.type):
+                    raise Untranslatable("sum() of non-numbers")
+                out_type = "int64" if val.type != "float64" else "float64"
+                step = f"out += {coerce(val, out_type).code}"
+                start, result = f"var out {out_type}", "out"
+            else:
+                cond = self.condition(gen.elt)
+                conds.append(cond if how == "any" else Val(f"!({cond.code})", "bool"))
+                out_type = "bool"
+                step = f"return {'true' if how == 'any' else 'false'}"
+                start, result = "", "true" if how == "all" else "false"
+            if any(c.pre for c in conds):
+                raise Untranslatable(f"{how}() whose condition makes a call")
+        finally:
+            self.vars = saved_vars
+        lines = [f"func() {out_type} {{"] + ([f"\t{start}"] if start else [])
+        lines += ["\t" + header[0]] + ["\t\t" + h for h in header[1:]]
+        indent = "\t\t"
+        for c in conds:
+            lines.append(f"{indent}if {c.code} {{")
+            indent += "\t"
+        lines.append(f"{indent}{step}")
+        for _ in conds:
+            indent = indent[:-1]
+            lines.append(f"{indent}}}")
+        lines += ["\t}", f"\treturn {result}", "}()"]
+        pad = "\t" * self.indent
+        return Val(("\n" + pad).join(lines), out_type, None, pre)
+
     # -- lookups ----------------------------------------------------------------------------
 
     def _flatten(self, node: ast.AST) -> tuple[ast.AST, list[Any], ast.AST | None]:
@@ -1490,7 +1556,7 @@ class _Translator:
                     raise Untranslatable(f"the port does not know {t.lstrip('*')}'s "
                                          f"field {key!r}")
                 go_field, go_type = found
-                if go_field not in EMBEDDED:
+                if go_field not in EMBEDDED or i == len(keys) - 1:  # promoted fields
                     code = f"{code}.{go_field}"
                 t = go_type
             i += 1
@@ -1799,6 +1865,12 @@ class _Translator:
         raise Untranslatable(f"the indexer method {attr}()")
 
     def _value_method(self, base: Val, attr: str, node: ast.Call, expected: str | None) -> Val:
+        if attr == "setdefault" and len(node.args) == 2 and _is_falsy_literal(node.args[1]) \
+                and isinstance(node.args[0], ast.Constant):
+            found = field_of(base.type, str(node.args[0].value))
+            if found is not None and struct_of(found[1]) is not None \
+                    and not found[1].startswith("*"):
+                return Val("", "@done")  # a struct field is always there in Go
         base = deref(self.materialize(base))
         args = [self.materialize(self.expr(a)) for a in node.args]
         pre = base.pre + [line for a in args for line in a.pre]
@@ -1952,9 +2024,35 @@ def _builtin_dict(t: _Translator, node: ast.Call) -> Val:
     return Val(f"maps.Clone({val.code})", val.type, None, val.pre)
 
 
+def _builtin_max_min(t: _Translator, node: ast.Call) -> Val:
+    assert isinstance(node.func, ast.Name)
+    if len(node.args) < 2:
+        raise Untranslatable(f"{node.func.id}() of one iterable")
+    args = [deref(t.materialize(t.expr(a))) for a in node.args]
+    wide = "float64" if any(a.type == "float64" for a in args) else "int64"
+    if not all(is_numeric(a.type) for a in args):
+        raise Untranslatable(f"{node.func.id}() of non-numbers")
+    if len({a.type for a in args}) > 1:
+        args = [a if isinstance(n, ast.Constant) else coerce(a, wide)
+                for a, n in zip(args, node.args, strict=True)]
+    kind = next((a.type for a, n in zip(args, node.args, strict=True)
+                 if not isinstance(n, ast.Constant)), wide)
+    return Val(f"{node.func.id}({', '.join(a.code for a in args)})", kind, None,
+               [line for a in args for line in a.pre])
+
+
+def _builtin_fold(t: _Translator, node: ast.Call) -> Val:
+    """sum/any/all over a generator: a function literal with a loop."""
+    assert isinstance(node.func, ast.Name)
+    if len(node.args) != 1 or not isinstance(node.args[0], ast.GeneratorExp):
+        raise Untranslatable(f"{node.func.id}() of something other than a generator")
+    return t.fold(node.func.id, node.args[0])
+
+
 _BUILTINS: dict[str, Callable[[_Translator, ast.Call], Val]] = {
     "len": _builtin_len, "str": _builtin_str, "int": _builtin_int, "bool": _builtin_bool,
-    "dict": _builtin_dict,
+    "dict": _builtin_dict, "max": _builtin_max_min, "min": _builtin_max_min,
+    "sum": _builtin_fold, "any": _builtin_fold, "all": _builtin_fold,
 }
 
 
