@@ -9,16 +9,35 @@ from typing import Any
 import pytest
 
 import kubenb
+from kubenb.cluster import Cluster
 from kubenb.controller import Controller
 from kubenb.port import describe, render
 from tests.port.scenarios import SCENARIOS
 
+#: The embedded cluster's own controllers (kubenb.controllermanager), ported as they run.
+CLUSTER_CONTROLLERS = ("deployment", "replicaset", "job", "serviceaccount",
+                       "garbagecollector", "root_ca_cert_publisher", "kubelet")
+
 
 @pytest.fixture(scope="module")
-def controllers() -> Iterator[dict[str, Controller]]:
+def cluster() -> Iterator[Cluster]:
+    with kubenb.embedded() as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def controllers(cluster: Cluster) -> dict[str, Controller]:
     """Each scenario's controller, after it ran (stopped; its cluster still up)."""
-    with kubenb.embedded() as cluster:
-        yield {name: scenario(cluster) for name, (scenario, _, _) in SCENARIOS.items()}
+    return {name: scenario(cluster) for name, (scenario, _, _) in SCENARIOS.items()}
+
+
+@pytest.fixture(scope="module")
+def cluster_projects(cluster: Cluster) -> dict[str, dict[str, str]]:
+    """The Go projects of the cluster's own controllers, as they run beside the API server."""
+    manager = cluster.controllers
+    assert manager is not None
+    return {name: render(describe(getattr(manager, name)), module=f"example.com/{name}")[0]
+            for name in CLUSTER_CONTROLLERS}
 
 
 @pytest.fixture(scope="module")

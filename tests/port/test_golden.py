@@ -38,3 +38,15 @@ def test_gofmt_has_nothing_to_change(name: str, projects: dict[str, dict[str, st
     result = subprocess.run(["gofmt", "-l", "."], cwd=tmp_path, capture_output=True,
                             text=True, check=True)
     assert result.stdout == "", f"gofmt would change: {result.stdout}"
+
+
+@pytest.mark.skipif(shutil.which("gofmt") is None, reason="gofmt is not installed")
+def test_gofmt_has_nothing_to_change_in_the_cluster_controllers_ports(
+        cluster_projects: dict[str, dict[str, str]], tmp_path: Path) -> None:
+    for name, project in cluster_projects.items():
+        for path, text in project.items():
+            if path.endswith(".go"):
+                (tmp_path / f"{name}_{path}").write_text(text, encoding="utf-8")
+    result = subprocess.run(["gofmt", "-l", "."], cwd=tmp_path, capture_output=True,
+                            text=True, check=True)
+    assert result.stdout == "", f"gofmt would change: {result.stdout}"
