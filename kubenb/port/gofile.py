@@ -18,7 +18,7 @@ __all__ = ["align", "comment", "go_duration", "go_file"]
 _STD = {"context": "context", "errors": "errors", "fmt": "fmt", "time": "time",
         "strings": "strings", "slices": "slices", "maps": "maps", "reflect": "reflect",
         "json": "encoding/json", "flag": "flag", "os": "os", "signal": "os/signal",
-        "syscall": "syscall"}
+        "syscall": "syscall", "testing": "testing"}
 _THIRD = {
     "metav1": "k8s.io/apimachinery/pkg/apis/meta/v1",
     "apierrors": "k8s.io/apimachinery/pkg/api/errors",
@@ -43,6 +43,9 @@ _THIRD = {
     "klog": "k8s.io/klog/v2",
     "ptr": "k8s.io/utils/ptr",
     "rate": "golang.org/x/time/rate",
+    "runtime": "k8s.io/apimachinery/pkg/runtime",
+    "k8sfake": "k8s.io/client-go/kubernetes/fake",
+    "dynamicfake": "k8s.io/client-go/dynamic/fake",
 }
 for _info in BUILTIN_RESOURCES:
     _r = GoResource(_info)

@@ -17,6 +17,7 @@ import yaml
 
 from kubenb.port.context import GoFunction, PortContext, Reach, Todo
 from kubenb.port.controller_file import controller_go
+from kubenb.port.go_test_file import controller_test_go
 from kubenb.port.main_file import main_go
 from kubenb.port.rbac import permissions_table, rbac_documents, rbac_yaml
 from kubenb.port.spec import ControllerSpec, describe
@@ -184,11 +185,15 @@ them.
 |---|---|---|---|
 {todo_rows}
 
-## Build and run
+## Build, test and run
+
+controller_test.go (when written) seeds fake clients and informers with the objects the
+prototype's caches held and checks, key by key, that `syncHandler` asks for what the
+prototype's last reconcile of that key asked for.
 
 ```sh
 go mod tidy                   # resolves client-go and its dependencies, writes go.sum
-go build ./... && go vet ./...
+go build ./... && go vet ./... && go test ./...
 ./{name} -kubeconfig ~/.kube/config
 ```
 
@@ -236,6 +241,9 @@ def render(spec: ControllerSpec, *, module: str = "example.com/controller",
         "deploy/deployment.yaml": _deployment(spec, name, deploy_ns),
         "deploy/Dockerfile": _dockerfile(name),
     }
+    test = controller_test_go(ctx)
+    if test is not None:
+        files["controller_test.go"] = test
     files["PORTING.md"] = _porting_md(spec, ctx, functions, todos, reach, name, deploy_ns)
     return files, reach, todos, functions, ctx
 

@@ -1,5 +1,5 @@
-"""The port tests share one embedded cluster and one run of each scenario (the runs are
-the slow part; every test reads what they left)."""
+"""The port tests share one run of each scenario (the runs are the slow part; every test
+reads what they left)."""
 
 from __future__ import annotations
 
@@ -21,14 +21,20 @@ CLUSTER_CONTROLLERS = ("deployment", "replicaset", "job", "serviceaccount",
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
+    """A cluster for porting the cluster's own controllers."""
     with kubenb.embedded() as c:
         yield c
 
 
 @pytest.fixture(scope="module")
-def controllers(cluster: Cluster) -> dict[str, Controller]:
-    """Each scenario's controller, after it ran (stopped; its cluster still up)."""
-    return {name: scenario(cluster) for name, (scenario, _, _) in SCENARIOS.items()}
+def controllers() -> dict[str, Controller]:
+    """Each scenario's controller after it ran, each on a cluster of its own (one
+    controller's writes would be another's cache), stopped."""
+    out = {}
+    for name, (scenario, _, _) in SCENARIOS.items():
+        with kubenb.embedded() as cluster:
+            out[name] = scenario(cluster)
+    return out
 
 
 @pytest.fixture(scope="module")

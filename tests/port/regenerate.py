@@ -11,13 +11,13 @@ from tests.port.scenarios import SCENARIOS
 
 
 def main() -> None:
-    with kubenb.embedded() as cluster:
-        for name, (scenario, module, where) in SCENARIOS.items():
+    for name, (scenario, module, where) in SCENARIOS.items():
+        with kubenb.embedded() as cluster:  # one each, as tests/port/conftest.py runs them
             controller = scenario(cluster)
-            if where.exists():
-                shutil.rmtree(where)
-            report = port(controller, str(where), module=module)
-            print(f"{name}: {report}")
+        if where.exists():
+            shutil.rmtree(where)
+        report = port(controller, str(where), module=module)
+        print(f"{name}: {report}")
 
 
 if __name__ == "__main__":
