@@ -65,6 +65,7 @@ class PortContext:
     dynamic: dict[str, GoResource] = field(default_factory=dict)  # key -> resource
     unstructured_readers: set[str] = field(default_factory=set)
     dynamic_getters: dict[str, GoResource] = field(default_factory=dict)
+    key_getters: dict[str, GoResource] = field(default_factory=dict)
     uses_recorder: bool = False
     uses_requeue: bool = False
     uses_requeue_after: bool = False

@@ -410,6 +410,23 @@ def _support(ctx: PortContext) -> list[str]:
                 "\treturn u, nil",
                 "}",
                 ""]
+    for key in sorted(ctx.key_getters):
+        r = ctx.key_getters[key]
+        out += [f"// get{r.go_name()}ByKey reads a {r.kind} from the informer's cache by its "
+                "namespace/name",
+                "// key (the Python lister's get(key)); NotFound when it is not there.",
+                f"func (c *Controller) get{r.go_name()}ByKey(key string) ({r.go_type}, error) {{",
+                f"\tobj, exists, err := c.{r.field}Informer.GetIndexer().GetByKey(key)",
+                "\tif err != nil {",
+                "\t\treturn nil, err",
+                "\t}",
+                "\tif !exists {",
+                "\t\treturn nil, apierrors.NewNotFound(schema.GroupResource{Group: "
+                f"{go_string(r.info.group)}, Resource: {go_string(r.info.resource)}}}, key)",
+                "\t}",
+                f"\treturn obj.({r.go_type}), nil",
+                "}",
+                ""]
     for reader in sorted(ctx.unstructured_readers):
         assert reader in UNSTRUCTURED_READERS
         if reader in _READERS:

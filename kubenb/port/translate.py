@@ -1025,6 +1025,12 @@ class _Translator:
             if cls_name.endswith("Lister"):
                 return Val(resource.lister_expr(None), "@lister", resource)
             return Val("", "@typedinformer", resource)
+        if cls_name == "Lister" and hasattr(value, "indexer"):  # a generic lister
+            for watched in self.ctx.spec.watched:
+                info = watched.resource.info
+                if (info.group, info.resource) == (value.group, value.resource):
+                    return Val(watched.resource.lister_expr(None), "@lister", watched.resource)
+            raise Untranslatable(f"{py_name} lists {value.resource}, which no informer watches")
         if hasattr(value, "get_indexer") and hasattr(value, "add_event_handler"):
             for watched in self.ctx.spec.watched:
                 if watched.resource.key and self._is_watched_informer(value, watched):
@@ -1821,7 +1827,8 @@ class _Translator:
     def _lister_call(self, base: Val, attr: str, node: ast.Call) -> Val:
         resource: GoResource = base.ref
         args = node.args
-        if base.type == "@lister" and attr == resource.python_accessor and len(args) == 1:
+        if base.type == "@lister" and len(args) == 1 and (
+                attr == resource.python_accessor or attr in ("by_namespace", "namespace")):
             ns = coerce(self.materialize(self.expr(args[0])), "string")
             if ns.pre:
                 raise Untranslatable("a namespace that makes a call")
@@ -1832,6 +1839,12 @@ class _Translator:
             ns_code = None
         if resource.key not in [w.resource.key for w in self.ctx.spec.watched]:
             raise Untranslatable(f"a lister of {resource.key}, which no informer watches")
+        if attr == "get" and len(args) == 1 and base.type == "@lister" \
+                and resource.info.namespaced:
+            key = coerce(self.materialize(self.expr(args[0])), "string")
+            self.ctx.key_getters[resource.key] = resource
+            return Val(f"c.get{resource.go_name()}ByKey({key.code})", resource.go_type,
+                       resource, key.pre, errcall=True)
         if attr == "get" and len(args) == 1:
             name = coerce(self.materialize(self.expr(args[0])), "string")
             if resource.typed:

@@ -41,7 +41,7 @@ def test_generated_project_builds_vets_and_its_test_passes(
         name: str, projects: dict[str, dict[str, str]]) -> None:
     """Their reconciles' paths the prototype took are all translated: the Go sync handler
     asks for what the Python did, key by key."""
-    results = _build(name, projects[name])
+    results = build(name, projects[name])
     assert "ok" in results["test"].stdout
 
 
@@ -49,7 +49,7 @@ def test_the_generated_test_catches_what_is_not_ported(
         projects: dict[str, dict[str, str]]) -> None:
     """configmap-usage's index function is a stub (it indexes nothing), so its Go sync
     handler counts 0 Pods and patches where the prototype, counting 1, did not."""
-    results = _build("configmap-usage", projects["configmap-usage"], test_must_pass=False)
+    results = build("configmap-usage", projects["configmap-usage"], test_must_pass=False)
     out = results["test"].stdout
     assert results["test"].returncode == 1
     assert ('syncHandler("default/app-config") asked for [patch configmaps]; the prototype '
@@ -60,11 +60,11 @@ def test_the_generated_test_catches_what_is_not_ported(
 def test_the_cluster_controllers_ports_build_and_vet(
         name: str, cluster_projects: dict[str, dict[str, str]]) -> None:
     """Mostly TODOs, these: what the port leaves untranslated still compiles."""
-    results = _build(name, cluster_projects[name], run_test=False)
+    results = build(name, cluster_projects[name], run_test=False)
     assert set(results) == {"build", "vet"}
 
 
-def _build(name: str, project: dict[str, str], *, run_test: bool = True,
+def build(name: str, project: dict[str, str], *, run_test: bool = True,
            test_must_pass: bool = True) -> dict[str, subprocess.CompletedProcess[str]]:
     """go build, go vet (both must pass) and go test (when there is a test and
     `run_test`) of one project, inside the Kubernetes tree; returns each step's result."""
