@@ -1019,6 +1019,10 @@ class _Translator:
             return Val(py_name, "@func", value)
         if cls_name == "Clientset" or hasattr(value, "core_v1"):
             return Val("c.kubeclientset", "@clientset", value)
+        group, version = getattr(value, "group", None), getattr(value, "version", None)
+        if isinstance(group, str) and isinstance(version, str) and hasattr(
+                value, "rest_client"):  # a group version client: clientset.core_v1()
+            return Val("", "@group", (group, version))
         info = getattr(type(value), "info", None)
         if isinstance(info, ResourceInfo):
             resource = self.ctx.resource(info.group, info.resource) or GoResource(info)
