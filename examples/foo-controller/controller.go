@@ -100,12 +100,12 @@ func NewController(ctx context.Context, kubeclientset kubernetes.Interface, dyna
 		return nil, err
 	}
 	if _, err := deploymentsInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: c.handleObject,
+		AddFunc: c.enqueueHandleObject,
 		UpdateFunc: func(oldObj, newObj interface{}) {
-			c.handleObject(newObj)
-			c.handleObject(oldObj)
+			c.enqueueHandleObject(newObj)
+			c.enqueueHandleObject(oldObj)
 		},
-		DeleteFunc: c.handleObject,
+		DeleteFunc: c.enqueueHandleObject,
 	}); err != nil {
 		return nil, err
 	}
@@ -334,17 +334,22 @@ func (c *Controller) updateFooStatus(ctx context.Context, foo *unstructured.Unst
 	return nil
 }
 
-// enqueue queues an object's own namespace/name key (kubenb's enqueue_key).
-func (c *Controller) enqueue(obj interface{}) {
-	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+// enqueueFoo is the Python enqueue_foo(), translated statement by statement:
+//
+//	def enqueue_foo(self, obj: Any) -> str | None:
+//	    """A Foo's key (Go: `enqueueFoo` with `cache.ObjectToName`)."""
+//	    return enqueue_key(obj)
+func (c *Controller) enqueueFoo(ctx context.Context, obj *unstructured.Unstructured) (string, error) {
+	var result string
+	var err error
+	result, err = cache.MetaNamespaceKeyFunc(obj)
 	if err != nil {
-		utilruntime.HandleError(err)
-		return
+		return "", err
 	}
-	c.workqueue.Add(key)
+	return result, nil
 }
 
-// handleObject maps an object to the keys to reconcile. The Python mapping:
+// handleObject is the Python handle_object(), translated statement by statement:
 //
 //	def handle_object(self, obj: Any) -> str | None:
 //	    """The key of the Foo that controls `obj` (a Deployment), if that Foo exists
@@ -365,11 +370,64 @@ func (c *Controller) enqueue(obj interface{}) {
 //	                  obj["metadata"].get("name"), ref.get("name"))
 //	        return None
 //	    return self.enqueue_foo(foo)
-//
-// TODO(port): translate the mapping above; until then these events
-// queue nothing.
-func (c *Controller) handleObject(obj interface{}) {
-	klog.V(2).Info("event mapping handle_object is not ported yet")
+func (c *Controller) handleObject(ctx context.Context, obj *appsv1.Deployment) (string, error) {
+	var ref *metav1.OwnerReference
+	var namespace string
+	var err error
+	var foo *unstructured.Unstructured
+	var result string
+	ref = metav1.GetControllerOf(obj)
+	if ref == nil || ref.Kind != Kind {
+		return "", nil
+	}
+	namespace = obj.Namespace
+	foo, err = c.getFoo(namespace, ref.Name)
+	if apierrors.IsNotFound(err) {
+		klog.V(4).Infof("ignoring orphaned object %v/%v of Foo %v", namespace, obj.Name, ref.Name)
+		return "", nil
+	} else if err != nil {
+		return "", err
+	}
+	result, err = c.enqueueFoo(ctx, foo)
+	if err != nil {
+		return "", err
+	}
+	return result, nil
+}
+
+// enqueue queues an object's own namespace/name key (kubenb's enqueue_key).
+func (c *Controller) enqueue(obj interface{}) {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	c.workqueue.Add(key)
+}
+
+// enqueueHandleObject queues the keys handleObject (the Python handle_object) maps an
+// object to; a deleted object's tombstone is unwrapped first.
+func (c *Controller) enqueueHandleObject(obj interface{}) {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	object, ok := obj.(*appsv1.Deployment)
+	if !ok {
+		utilruntime.HandleError(fmt.Errorf("enqueueHandleObject: unexpected %T", obj))
+		return
+	}
+	key, err := c.handleObject(context.TODO(), object)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	keys := []string{}
+	if key != "" {
+		keys = append(keys, key)
+	}
+	for _, key := range keys {
+		c.workqueue.Add(key)
+	}
 }
 
 // getFoo reads a Foo from the informer's cache (the Python lister's get).

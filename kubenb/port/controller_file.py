@@ -9,15 +9,17 @@ requeue errors, `notPorted`).
 
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from kubenb.port.context import GoFunction, PortContext, Todo
 from kubenb.port.gofile import comment, go_duration, go_file
 from kubenb.port.resources import GoResource, go_identifier
 from kubenb.port.spec import Mapping, Watched
-from kubenb.port.translate import UNSTRUCTURED_READERS
-from kubenb.port.values import go_string
+from kubenb.port.translate import UNSTRUCTURED_READERS, translate_helper
+from kubenb.port.values import Untranslatable, Val, go_string
 
 __all__ = ["controller_go", "new_controller_params"]
 
@@ -47,7 +49,51 @@ def _handler_name(mapping: Mapping, resource: GoResource) -> str:
         return "enqueue"
     if mapping.how == "owner":
         return f"enqueueOwner{re.sub(r'[^0-9A-Za-z]', '', mapping.owner_kind)}"
-    return go_identifier(mapping.name.lstrip("_")) or f"map{resource.go_name()}"
+    ident = go_identifier(mapping.name.lstrip("_")) or resource.go_name()
+    return "enqueue" + ident[:1].upper() + ident[1:]
+
+
+def _returns(func: Any) -> str | None:
+    """The Go type a mapping or index function's annotation asks for: a key or keys."""
+    try:
+        annotation = str(inspect.signature(func).return_annotation)
+    except (TypeError, ValueError):
+        return None
+    if "list" in annotation or "Iterable" in annotation or "Sequence" in annotation:
+        return "[]string"
+    if "str" in annotation:
+        return "string"
+    return None
+
+
+def _translate_callbacks(ctx: PortContext, informers: list[_Informer]) -> dict[Any, GoFunction]:
+    """Custom event mappings and index functions, translated as helpers of one typed
+    object (the Go handler unwraps tombstones and asserts the type first); those that
+    cannot be read stay stubs."""
+    done: dict[Any, GoFunction] = {}
+    for inf in informers:
+        w, r = inf.watched, inf.resource
+        funcs = list(w.index_funcs.values())
+        if w.mapping.how == "custom" and w.mapping.func is not None:
+            funcs.append(w.mapping.func)
+        for func in funcs:
+            key = (getattr(func, "__func__", func), r.key)
+            if key in done:
+                continue
+            try:
+                fn = translate_helper(ctx, func, [Val("obj", r.go_type, r)],
+                                      getattr(func, "__self__", None) is not None,
+                                      _returns(func))
+            except Untranslatable:
+                continue
+            if fn.returns.split(",")[0] in ("string", "[]string"):
+                done[key] = fn
+    return done
+
+
+def _call_callback(fn: GoFunction, arg: str) -> str:
+    args = ", ".join((["context.TODO()"] if fn.needs_ctx else []) + [arg])
+    return f"{'c.' if fn.method else ''}{fn.name}({args})"
 
 
 def _stub_name(name: str, suffix: str) -> str:
@@ -86,13 +132,14 @@ def controller_go(ctx: PortContext, sync: GoFunction, extra_todos: list[Todo]) -
                        f"{go_string(info.group)}, Version: {go_string(info.version)}, "
                        f"Resource: {go_string(info.resource)}}}")
         out += [")", ""]
+    translated = _translate_callbacks(ctx, informers)
     out += _struct(ctx, informers)
     out += _new_controller(ctx, informers)
     out += _run(ctx, informers)
     out += _function(sync)
     for helper in ctx.helpers.values():
         out += _function(helper)
-    out += _handlers(informers, extra_todos)
+    out += _handlers(informers, extra_todos, translated)
     out += _support(ctx)
     return go_file(spec.name, "\n".join(out))
 
@@ -167,7 +214,7 @@ def _new_controller(ctx: PortContext, informers: list[_Informer]) -> list[str]:
         if w.indexers:
             out.append(f"\tif err := {inf.param}.Informer().AddIndexers(cache.Indexers{{")
             for name in w.indexers:
-                out.append(f"\t\t{go_string(name)}: {_index_func(inf.resource, name)},")
+                out.append(f"\t\t{go_string(name)}: c.{_index_func(inf.resource, name)},")
             out += ["\t}); err != nil {", "\t\treturn nil, err", "\t}"]
     out.append('\tlogger.Info("Setting up event handlers")')
     for inf in informers:
@@ -281,7 +328,8 @@ def _function(fn: GoFunction) -> list[str]:
     return out
 
 
-def _handlers(informers: list[_Informer], extra_todos: list[Todo]) -> list[str]:
+def _handlers(informers: list[_Informer], extra_todos: list[Todo],
+              translated: dict[Any, GoFunction]) -> list[str]:
     out: list[str] = []
     done: set[str] = set()
     for inf in informers:
@@ -339,6 +387,9 @@ def _handlers(informers: list[_Informer], extra_todos: list[Todo]) -> list[str]:
                     "\tc.workqueue.Add(key)",
                     "}",
                     ""]
+        elif (fn := translated.get((getattr(w.mapping.func, "__func__", w.mapping.func),
+                                    inf.resource.key))) is not None:
+            out += _mapping_handler(name, inf.resource, fn)
         else:
             out += [f"// {name} maps an object to the keys to reconcile. The Python mapping:",
                     "//", *comment(w.mapping.source),
@@ -353,10 +404,16 @@ def _handlers(informers: list[_Informer], extra_todos: list[Todo]) -> list[str]:
                                     "a custom event mapping"))
         for index, source in w.indexers.items():
             func = _index_func(inf.resource, index)
+            index_func = w.index_funcs.get(index)
+            fn = translated.get((getattr(index_func, "__func__", index_func),
+                                 inf.resource.key))
+            if fn is not None:
+                out += _index_handler(func, index, inf.resource, fn)
+                continue
             out += [f"// {func} is the index {index!r}. The Python index function:",
                     "//", *comment(source), "//",
                     "// TODO(port): translate it; until then it indexes nothing.",
-                    f"func {func}(obj interface{{}}) ([]string, error) {{",
+                    f"func (c *Controller) {func}(obj interface{{}}) ([]string, error) {{",
                     "\treturn nil, nil",
                     "}",
                     ""]
@@ -372,6 +429,55 @@ def _handlers(informers: list[_Informer], extra_todos: list[Todo]) -> list[str]:
                     ""]
             extra_todos.append(Todo(pred, 0, "predicate", "a watch predicate"))
     return out
+
+
+def _typed(resource: GoResource) -> list[str]:
+    return ["\tif tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {",
+            "\t\tobj = tombstone.Obj",
+            "\t}",
+            f"\tobject, ok := obj.({resource.go_type})",
+            "\tif !ok {"]
+
+
+def _keys_of(fn: GoFunction, call: str, on_error: list[str]) -> list[str]:
+    """Lines that leave the function's keys in `keys` ([]string)."""
+    result, _, with_error = fn.returns.partition(",")
+    target = "keys" if result == "[]string" else "key"
+    lines = [f"\t{target}, err := {call}" if with_error else f"\t{target} := {call}"]
+    if with_error:
+        lines += ["\tif err != nil {", *on_error, "\t}"]
+    if result == "string":
+        lines += ["\tkeys := []string{}", '\tif key != "" {', "\t\tkeys = append(keys, key)",
+                  "\t}"]
+    return lines
+
+
+def _mapping_handler(name: str, resource: GoResource, fn: GoFunction) -> list[str]:
+    return [f"// {name} queues the keys {fn.name} (the Python {fn.python_name}) maps an",
+            "// object to; a deleted object's tombstone is unwrapped first.",
+            f"func (c *Controller) {name}(obj interface{{}}) {{",
+            *_typed(resource),
+            f'\t\tutilruntime.HandleError(fmt.Errorf("{name}: unexpected %T", obj))',
+            "\t\treturn", "\t}",
+            *_keys_of(fn, _call_callback(fn, "object"),
+                      ["\t\tutilruntime.HandleError(err)", "\t\treturn"]),
+            "\tfor _, key := range keys {",
+            "\t\tc.workqueue.Add(key)",
+            "\t}",
+            "}",
+            ""]
+
+
+def _index_handler(func: str, index: str, resource: GoResource, fn: GoFunction) -> list[str]:
+    keys = _keys_of(fn, _call_callback(fn, "object"),
+                    ["\t\tutilruntime.HandleError(err) // an error would panic the informer",
+                     "\t\treturn nil, nil"])
+    return [f"// {func} is the index {index!r}: {fn.name} (the Python {fn.python_name}),",
+            "// on the object a tombstone holds when it is one.",
+            f"func (c *Controller) {func}(obj interface{{}}) ([]string, error) {{",
+            *_typed(resource),
+            f'\t\treturn nil, fmt.Errorf("index {index}: unexpected %T", obj)',
+            "\t}", *keys, "\treturn keys, nil", "}", ""]
 
 
 _READERS = {

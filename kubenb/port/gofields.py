@@ -67,6 +67,15 @@ nodeName           NodeName           string
 serviceAccountName ServiceAccountName string
 restartPolicy      RestartPolicy      corev1.RestartPolicy
 containers         Containers         []corev1.Container
+volumes            Volumes            []corev1.Volume
+[corev1.Volume]
+name               Name               string
+configMap          ConfigMap          *corev1.ConfigMapVolumeSource
+secret             Secret             *corev1.SecretVolumeSource
+[corev1.ConfigMapVolumeSource]
+name               Name               string
+[corev1.SecretVolumeSource]
+secretName         SecretName         string
 [corev1.Container]
 name               Name               string
 image              Image              string
@@ -165,7 +174,8 @@ def struct_of(go_type: str) -> dict[str, tuple[str, str]] | None:
         return None
     if name.split(".", 1)[0] in ("corev1", "appsv1", "batchv1", "coordinationv1") \
             and "Spec" not in name and "Status" not in name and name not in (
-                "corev1.Container", "corev1.PodTemplateSpec"):
+                "corev1.Container", "corev1.PodTemplateSpec", "corev1.Volume",
+                "corev1.ConfigMapVolumeSource", "corev1.SecretVolumeSource"):
         return {**_OBJECT_FIELDS, **fields}  # an object kind: metadata, apiVersion, kind
     return fields
 

@@ -55,6 +55,7 @@ class Mapping:
     owner_group: str | None = None
     name: str = ""
     source: str = ""
+    func: Any = None  # the Python function of a custom mapping
 
 
 @dataclass
@@ -70,6 +71,7 @@ class Watched:
     indexers: dict[str, str] = field(default_factory=dict)  # name -> Python source
     predicate: str | None = None
     objects: list[dict[str, Any]] = field(default_factory=list)
+    index_funcs: dict[str, Any] = field(default_factory=dict)  # name -> Python function
 
 
 @dataclass
@@ -130,7 +132,7 @@ def _mapping(enqueue: Any) -> Mapping:
     name = getattr(enqueue, "__name__", "mapping")
     if _returns_own_key(source):
         return Mapping("own", name=name, source=source)
-    return Mapping("custom", name=name, source=source)
+    return Mapping("custom", name=name, source=source, func=enqueue)
 
 
 def _returns_own_key(source: str) -> bool:
@@ -251,7 +253,9 @@ def describe(controller: Controller, *, leader_election: Any = None) -> Controll
             float(getattr(informer, "default_event_handler_resync_period", 0.0) or 0.0),
             mapping, indexers,
             python_source(watch.predicate) if watch.predicate is not None else None,
-            _captured(informer)))
+            _captured(informer),
+            {name: func for name, func in informer.get_indexer().get_indexers().items()
+             if name != NAMESPACE_INDEX}))
     return ControllerSpec(
         name=controller.name, workers=controller.workers, max_retries=controller.max_retries,
         watched=watched, rate_limiter=_rate_limiter(controller.rate_limiter),

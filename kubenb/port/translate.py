@@ -288,6 +288,9 @@ class _Translator:
         if isinstance(last, (ast.Return, ast.Raise)):
             return True
         if isinstance(last, ast.If):
+            known = self._static_truth(last.test)
+            if known is not None:
+                return self._terminates(last.body if known else last.orelse)
             return self._terminates(last.body) and self._terminates(last.orelse)
         if isinstance(last, ast.Try):
             return all(self._terminates(h.body) for h in last.handlers) \
@@ -311,7 +314,7 @@ class _Translator:
             if "<<ZERO>>, " in line and not ret:
                 line = line.replace("<<ZERO>>, ", "")
             line = line.replace("<<ZERO>>", zero)
-            match = re.match(r"^(\s*)RET\((.*)\)$", line)
+            match = re.match(r"^(\s*)RET\((.*)\)$", line, re.S)
             if match:
                 indent, value = match.groups()
                 if self.returns == "error":
@@ -419,6 +422,10 @@ class _Translator:
                 self._return_result(value)
                 return
             raise Untranslatable("the sync handler returns only None or a Result")
+        if (value is None or (isinstance(value, ast.Constant) and value.value is None)) \
+                and self.return_type in ("string", "[]string"):
+            self.emit(f"RET({zero_value(self.return_type)})")  # no key: "" or nil
+            return
         if value is None or (isinstance(value, ast.Constant) and value.value is None \
                 and self.return_type in (None, "")):
             if self.return_type is None:
@@ -564,6 +571,8 @@ class _Translator:
         if val.type == "@none":
             raise Untranslatable(f"{name} = None (no Go type)")
         go = self._declare(name, val.type, val.ref)
+        if go == val.code and not val.pre:
+            return  # `obj = getattr(obj, "obj", obj)`: Go has the object already
         self.emit_all(val.pre)
         if val.errcall:
             if val.type:
@@ -723,7 +732,39 @@ class _Translator:
         self.emit(f"\t{go} = nil")
         self.emit("}")
 
+    def _static_truth(self, node: ast.AST) -> bool | None:
+        """`isinstance(obj, DeletedFinalStateUnknown)` / `isinstance(obj, dict)` on an
+        object Go already has typed (the tombstone was unwrapped before): known now."""
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            inner = self._static_truth(node.operand)
+            return None if inner is None else not inner
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "isinstance" and len(node.args) == 2
+                and isinstance(node.args[0], ast.Name)):
+            return None
+        val = self.vars.get(node.args[0].id)
+        if val is None or not (val.type.startswith("*") and (
+                struct_of(val.type) is not None or val.type == "*unstructured.Unstructured")):
+            return None
+        cls = self._resolve_static(node.args[1])
+        if getattr(cls, "__name__", "") == "DeletedFinalStateUnknown":
+            return False
+        if cls is dict:
+            return True
+        return None
+
     def stmt_If(self, stmt: ast.If) -> None:
+        known = self._static_truth(stmt.test)
+        if known is not None:
+            self._compound(stmt)
+            taken = stmt.body if known else stmt.orelse
+            skipped = stmt.orelse if known else stmt.body
+            for node in skipped:  # never runs in Go: counted, not written
+                n = self._count(node)
+                self.reach.translated += n
+                self.reach.total += n
+            self.block(taken)
+            return
         cond = self.condition(stmt.test)
         self._compound(stmt)
         self.emit_all(cond.pre)
@@ -1254,6 +1295,12 @@ class _Translator:
 
     def _contains(self, item: Val, container: Val) -> str:
         t = container.type
+        if struct_of(t) is not None and item.code.startswith('"'):
+            found = field_of(t, item.code[1:-1])
+            if found is not None and found[1].startswith("*"):
+                return f"{container.code}.{found[0]} != nil"
+            if found is not None and found[1].startswith(("[]", "map[")):
+                return f"len({container.code}.{found[0]}) != 0"
         if t.startswith("map["):
             return (f"func() bool {{ _, ok := {container.code}[{item.code}]; return ok }}()")
         if t.startswith("[]"):
@@ -2066,7 +2113,17 @@ def _builtin_fold(t: _Translator, node: ast.Call) -> Val:
     return t.fold(node.func.id, node.args[0])
 
 
+def _builtin_getattr(t: _Translator, node: ast.Call) -> Val:
+    """`getattr(obj, "obj", obj)`: a tombstone's object, or the object; Go unwrapped it."""
+    if len(node.args) == 3 and isinstance(node.args[0], ast.Name) \
+            and isinstance(node.args[2], ast.Name) and node.args[0].id == node.args[2].id \
+            and isinstance(node.args[1], ast.Constant) and node.args[1].value == "obj":
+        return t.expr(node.args[0])
+    raise Untranslatable("getattr()")
+
+
 _BUILTINS: dict[str, Callable[[_Translator, ast.Call], Val]] = {
+    "getattr": _builtin_getattr,
     "len": _builtin_len, "str": _builtin_str, "int": _builtin_int, "bool": _builtin_bool,
     "dict": _builtin_dict, "max": _builtin_max_min, "min": _builtin_max_min,
     "sum": _builtin_fold, "any": _builtin_fold, "all": _builtin_fold,
@@ -2104,6 +2161,12 @@ def _get_reference(t: _Translator, node: ast.Call) -> Val:
     return _object_arg(t, node.args[0])  # Go's recorder takes the object itself
 
 
+def _enqueue_key(t: _Translator, node: ast.Call) -> Val:
+    obj = _object_arg(t, node.args[0])
+    return Val(f"cache.MetaNamespaceKeyFunc({obj.code})", "string", None, obj.pre,
+               errcall=True)
+
+
 def _split_key(t: _Translator, node: ast.Call) -> Val:
     raise Untranslatable("split_meta_namespace_key() other than `ns, name = ...`")
 
@@ -2111,7 +2174,7 @@ def _split_key(t: _Translator, node: ast.Call) -> Val:
 _KNOWN_FUNCTIONS: dict[str, Callable[[_Translator, ast.Call], Val]] = {
     "controller_of": _controller_of, "is_controlled_by": _is_controlled_by,
     "new_controller_ref": _new_controller_ref, "get_reference": _get_reference,
-    "split_meta_namespace_key": _split_key,
+    "split_meta_namespace_key": _split_key, "enqueue_key": _enqueue_key,
 }
 
 

@@ -71,7 +71,7 @@ func NewController(ctx context.Context, kubeclientset kubernetes.Interface, conf
 	}
 
 	if err := podsInformer.Informer().AddIndexers(cache.Indexers{
-		"by-config-map": podsByConfigMapIndexFunc,
+		"by-config-map": c.podsByConfigMapIndexFunc,
 	}); err != nil {
 		return nil, err
 	}
@@ -86,12 +86,12 @@ func NewController(ctx context.Context, kubeclientset kubernetes.Interface, conf
 		return nil, err
 	}
 	if _, err := podsInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: c.podToConfigMaps,
+		AddFunc: c.enqueuePodToConfigMaps,
 		UpdateFunc: func(oldObj, newObj interface{}) {
-			c.podToConfigMaps(newObj)
-			c.podToConfigMaps(oldObj)
+			c.enqueuePodToConfigMaps(newObj)
+			c.enqueuePodToConfigMaps(oldObj)
 		},
-		DeleteFunc: c.podToConfigMaps,
+		DeleteFunc: c.enqueuePodToConfigMaps,
 	}); err != nil {
 		return nil, err
 	}
@@ -199,6 +199,49 @@ func (c *Controller) syncHandler(ctx context.Context, key string) error {
 	return requeueAfter{delay: 300 * time.Second}
 }
 
+// configMapKeys is the Python config_map_keys(), translated statement by statement:
+//
+//	def config_map_keys(pod: dict[str, Any]) -> list[str]:
+//	    """The keys of the ConfigMaps a Pod mounts as volumes."""
+//	    namespace = pod["metadata"].get("namespace") or ""
+//	    return [f"{namespace}/{volume['configMap']['name']}"
+//	            for volume in (pod.get("spec") or {}).get("volumes") or []
+//	            if "configMap" in volume]
+func configMapKeys(pod *corev1.Pod) []string {
+	var namespace string
+	namespace = pod.Namespace
+	return func() []string {
+		out := []string{}
+		for _, volume := range pod.Spec.Volumes {
+			if volume.ConfigMap != nil {
+				out = append(out, fmt.Sprintf("%s/%s", namespace, volume.ConfigMap.Name))
+			}
+		}
+		return out
+	}()
+}
+
+// byConfigMap is the Python by_config_map(), translated statement by statement:
+//
+//	def by_config_map(pod: dict[str, Any]) -> list[str]:
+//	    """Index function: a Pod under each ConfigMap key it mounts."""
+//	    return config_map_keys(pod)
+func byConfigMap(pod *corev1.Pod) []string {
+	return configMapKeys(pod)
+}
+
+// podToConfigMaps is the Python pod_to_config_maps(), translated statement by statement:
+//
+//	def pod_to_config_maps(obj: Any) -> list[str]:
+//	    """Event mapping: a Pod's change concerns the ConfigMaps it mounts."""
+//	    pod = getattr(obj, "obj", obj)  # a deleted Pod's tombstone
+//	    return config_map_keys(pod)
+func podToConfigMaps(obj *corev1.Pod) []string {
+	var pod *corev1.Pod
+	pod = obj
+	return configMapKeys(pod)
+}
+
 // enqueue queues an object's own namespace/name key (kubenb's enqueue_key).
 func (c *Controller) enqueue(obj interface{}) {
 	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
@@ -209,28 +252,35 @@ func (c *Controller) enqueue(obj interface{}) {
 	c.workqueue.Add(key)
 }
 
-// podToConfigMaps maps an object to the keys to reconcile. The Python mapping:
-//
-//	def pod_to_config_maps(obj: Any) -> list[str]:
-//	    """Event mapping: a Pod's change concerns the ConfigMaps it mounts."""
-//	    pod = getattr(obj, "obj", obj)  # a deleted Pod's tombstone
-//	    return config_map_keys(pod)
-//
-// TODO(port): translate the mapping above; until then these events
-// queue nothing.
-func (c *Controller) podToConfigMaps(obj interface{}) {
-	klog.V(2).Info("event mapping pod_to_config_maps is not ported yet")
+// enqueuePodToConfigMaps queues the keys podToConfigMaps (the Python pod_to_config_maps) maps an
+// object to; a deleted object's tombstone is unwrapped first.
+func (c *Controller) enqueuePodToConfigMaps(obj interface{}) {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	object, ok := obj.(*corev1.Pod)
+	if !ok {
+		utilruntime.HandleError(fmt.Errorf("enqueuePodToConfigMaps: unexpected %T", obj))
+		return
+	}
+	keys := podToConfigMaps(object)
+	for _, key := range keys {
+		c.workqueue.Add(key)
+	}
 }
 
-// podsByConfigMapIndexFunc is the index 'by-config-map'. The Python index function:
-//
-//	def by_config_map(pod: dict[str, Any]) -> list[str]:
-//	    """Index function: a Pod under each ConfigMap key it mounts."""
-//	    return config_map_keys(pod)
-//
-// TODO(port): translate it; until then it indexes nothing.
-func podsByConfigMapIndexFunc(obj interface{}) ([]string, error) {
-	return nil, nil
+// podsByConfigMapIndexFunc is the index 'by-config-map': byConfigMap (the Python by_config_map),
+// on the object a tombstone holds when it is one.
+func (c *Controller) podsByConfigMapIndexFunc(obj interface{}) ([]string, error) {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	object, ok := obj.(*corev1.Pod)
+	if !ok {
+		return nil, fmt.Errorf("index by-config-map: unexpected %T", obj)
+	}
+	keys := byConfigMap(object)
+	return keys, nil
 }
 
 // requeueAfter asks for the key again after a delay (the Python's
