@@ -1445,6 +1445,23 @@ class _Translator:
             items.append(code)
         return Val(f"{expected}{{{', '.join(items)}}}", expected, None, pre)
 
+    def expr_IfExp(self, node: ast.IfExp) -> Val:
+        """`a if cond else b`: Go has no conditional expression; a function literal."""
+        cond = self.condition(node.test)
+        a = deref(self.materialize(self.expr(node.body)))
+        b = deref(self.materialize(self.expr(node.orelse)))
+        if a.type == "@none" and b.type.startswith(("*", "[]", "map[")):
+            a = Val("nil", b.type)
+        if b.type == "@none" and a.type.startswith(("*", "[]", "map[")):
+            b = Val("nil", a.type)
+        if a.type != b.type:
+            a, b = self._unify(a, b, node.body, node.orelse)
+        if a.pre or b.pre or a.pseudo or a.type != b.type:
+            raise Untranslatable("a conditional expression whose branches differ in Go")
+        lines = [f"func() {a.type} {{", f"\tif {cond.code} {{", f"\t\treturn {a.code}", "\t}",
+                 f"\treturn {b.code}", "}()"]
+        return Val(("\n" + "\t" * self.indent).join(lines), a.type, None, cond.pre)
+
     def expr_Tuple(self, node: ast.Tuple) -> Val:
         raise Untranslatable("a tuple value")
 

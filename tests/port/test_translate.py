@@ -56,6 +56,7 @@ def _shout(cluster: Cluster) -> Controller:
             sink.read()
         labels = dict(cm["metadata"].get("labels") or {})
         labels["loud"] = GREETING
+        labels["size"] = "many" if len(loud) > 3 else "few"
         clientset.core_v1().config_maps(namespace).create(
             {"metadata": {"name": f"{name}-loud", "labels": labels}, "data": loud})
         return None
@@ -87,6 +88,7 @@ def test_the_reconcile_reads_as_go(shout: dict[str, Any]) -> None:
     assert 'labelsValue["loud"] = Greeting' in go  # a local named like a Go package
     assert "if labelsValue == nil {" in go  # Python's dict is never None; Go's map may be
     assert 'Greeting = "hello" // GREETING' in go
+    assert 'labelsValue["size"] = func() string {\n\t\tif int64(len(loud)) > 3 {' in go
     assert ("c.kubeclientset.CoreV1().ConfigMaps(namespace).Create(ctx, &corev1.ConfigMap{"
             "ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf(\"%s-loud\", name), "
             "Labels: labelsValue}, Data: loud}, metav1.CreateOptions{})") in go
