@@ -1168,7 +1168,8 @@ class _Translator:
             raise Untranslatable(f"a Python `{type(node).__name__}` expression")
         if type(node).__name__ in ("Call",):
             return method(node, expected, statement)
-        if type(node).__name__ in ("Dict", "List", "Subscript", "BoolOp", "Constant"):
+        if type(node).__name__ in ("Dict", "List", "Subscript", "BoolOp", "Constant",
+                                   "ListComp"):
             return method(node, expected)
         return method(node)
 
@@ -1468,11 +1469,13 @@ class _Translator:
     def expr_DictComp(self, node: ast.DictComp) -> Val:
         return self._comprehension(node, node.generators, key=node.key, value=node.value)
 
-    def expr_ListComp(self, node: ast.ListComp) -> Val:
-        return self._comprehension(node, node.generators, value=node.elt)
+    def expr_ListComp(self, node: ast.ListComp, expected: str | None = None) -> Val:
+        elem = expected[2:] if expected and expected.startswith("[]") else None
+        return self._comprehension(node, node.generators, value=node.elt, elem=elem)
 
     def _comprehension(self, node: ast.AST, generators: list[ast.comprehension],
-                       value: ast.AST, key: ast.AST | None = None) -> Val:
+                       value: ast.AST, key: ast.AST | None = None,
+                       elem: str | None = None) -> Val:
         if len(generators) != 1 or generators[0].is_async:
             raise Untranslatable("a comprehension with more than one for")
         gen = generators[0]
@@ -1482,6 +1485,8 @@ class _Translator:
             header, pre = self._for_header(gen.target, gen.iter)
             conds = [self.condition(c) for c in gen.ifs]
             val = deref(self.materialize(self.expr(value)))
+            if elem is not None and val.type != elem:
+                val = coerce(val, elem)
             k = deref(self.materialize(self.expr(key))) if key is not None else None
             if any(c.pre for c in conds) or val.pre or (k is not None and k.pre):
                 raise Untranslatable("a comprehension that makes calls")
