@@ -201,10 +201,8 @@ func (c *Controller) syncHandler(ctx context.Context, key string) error {
 	var foo *unstructured.Unstructured
 	var deploymentName string
 	var deployment *appsv1.Deployment
-	var result *appsv1.Deployment
 	var message string
 	var replicas *int64
-	var result2 *appsv1.Deployment
 	namespace, name, err = cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		return err
@@ -223,11 +221,7 @@ func (c *Controller) syncHandler(ctx context.Context, key string) error {
 	}
 	deployment, err = c.deploymentsLister.Deployments(namespace).Get(deploymentName)
 	if apierrors.IsNotFound(err) {
-		result, err = newDeployment(ctx, foo)
-		if err != nil {
-			return err
-		}
-		deployment, err = c.kubeclientset.AppsV1().Deployments(namespace).Create(ctx, result, metav1.CreateOptions{FieldManager: FieldManager})
+		deployment, err = c.kubeclientset.AppsV1().Deployments(namespace).Create(ctx, newDeployment(foo), metav1.CreateOptions{FieldManager: FieldManager})
 		if err != nil {
 			return err
 		}
@@ -242,11 +236,7 @@ func (c *Controller) syncHandler(ctx context.Context, key string) error {
 	replicas = nestedInt64(foo, "spec", "replicas")
 	if replicas != nil && ptr.Deref(replicas, 0) != int64(ptr.Deref(deployment.Spec.Replicas, 0)) {
 		klog.V(4).Infof("Foo %q: scaling Deployment %v from %v to %v", key, deploymentName, ptr.Deref(deployment.Spec.Replicas, 0), ptr.Deref(replicas, 0))
-		result2, err = newDeployment(ctx, foo)
-		if err != nil {
-			return err
-		}
-		deployment, err = c.kubeclientset.AppsV1().Deployments(namespace).Update(ctx, result2, metav1.UpdateOptions{FieldManager: FieldManager})
+		deployment, err = c.kubeclientset.AppsV1().Deployments(namespace).Update(ctx, newDeployment(foo), metav1.UpdateOptions{FieldManager: FieldManager})
 		if err != nil {
 			return err
 		}
@@ -277,16 +267,17 @@ func (c *Controller) syncHandler(ctx context.Context, key string) error {
 //	                         "namespace": meta.get("namespace"),
 //	                         "ownerReferences": [new_controller_ref(foo, GROUP_VERSION, KIND)]},
 //	            "spec": deployment_spec}
-func newDeployment(ctx context.Context, foo *unstructured.Unstructured) (*appsv1.Deployment, error) {
+func newDeployment(foo *unstructured.Unstructured) *appsv1.Deployment {
 	var labelsValue map[string]string
+	var deploymentSpec appsv1.DeploymentSpec
 	labelsValue = map[string]string{"app": "nginx", "controller": foo.GetName()}
+	deploymentSpec = appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: maps.Clone(labelsValue)}, Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labelsValue)}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx:latest"}}}}}
 	if nestedInt64(foo, "spec", "replicas") != nil {
-		// TODO(port): deployment_spec = {"replicas": spec["replicas"], **deployment_spec}
-		if err := notPorted("line 187: deployment_spec = {\"replicas\": spec[\"replicas\"], **deployment_spec} (a dict built with ** (merge it key by key))"); err != nil {
-			return nil, err
+		if deploymentSpec.Replicas == nil {
+			deploymentSpec.Replicas = ptr.To(int32(ptr.Deref(nestedInt64(foo, "spec", "replicas"), 0)))
 		}
 	}
-	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: nestedString(foo, "spec", "deploymentName"), Namespace: foo.GetNamespace(), OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(foo, schema.FromAPIVersionAndKind(GroupVersion, Kind))}}, Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: maps.Clone(labelsValue)}, Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labelsValue)}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx:latest"}}}}}}, nil
+	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: nestedString(foo, "spec", "deploymentName"), Namespace: foo.GetNamespace(), OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(foo, schema.FromAPIVersionAndKind(GroupVersion, Kind))}}, Spec: deploymentSpec}
 }
 
 // messageResourceExists is the Python message_resource_exists(), translated statement by statement:

@@ -558,12 +558,19 @@ class _Translator:
         existing = self.vars.get(name)
         expected = existing.type if existing is not None and not existing.pseudo else \
             self.hints.get(name)
+        if isinstance(value, ast.Dict) and existing is not None and not existing.pseudo \
+                and struct_of(existing.type) is not None:
+            splats = [v for k, v in zip(value.keys, value.values, strict=True) if k is None]
+            if len(splats) == 1 and isinstance(splats[0], ast.Name) and splats[0].id == name:
+                self._merge_into(existing, value)
+                return
         if self._is_get_by_key(value):
             self._assign_get_by_key(name, value)
             return
         val = self.expr(value, expected)
         if val.pseudo or val.type.startswith("@") or (
-                struct_of(val.type) is not None and not val.type.startswith("*")):
+                struct_of(val.type) is not None and not val.type.startswith("*")
+                and not val.code.endswith("}")):  # a field path; a literal is a variable
             if val.pre or val.errcall:
                 raise Untranslatable("an alias that needs a call")
             self.vars[name] = val  # an alias of a prototype object or a struct field
@@ -583,6 +590,32 @@ class _Translator:
             self._declare_err()
         else:
             self.emit(f"{go} = {val.code}")
+
+    def _merge_into(self, target: Val, value: ast.Dict) -> None:
+        """`x = {"k": v, **x}` / `x = {**x, "k": v}` on a struct: set the fields (a key
+        before the splat only where x has none, as Python's later keys win)."""
+        after = False
+        for key, item in zip(value.keys, value.values, strict=True):
+            if key is None:
+                after = True
+                continue
+            if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+                raise Untranslatable("a computed key in a merged dict")
+            found = field_of(target.type, key.value)
+            if found is None:
+                raise Untranslatable(f"{target.type} has no field {key.value!r} the port knows")
+            go_field, go_type = found
+            val = self._value_for(item, go_type)
+            self.emit_all(val.pre)
+            place = f"{target.code}.{go_field}"
+            if after:
+                self.emit(f"{place} = {val.code}")
+            elif go_type.startswith(("*", "[]", "map[")):
+                self.emit(f"if {place} == nil {{")
+                self.emit(f"\t{place} = {val.code}")
+                self.emit("}")
+            else:
+                raise Untranslatable("a merged key Go cannot tell absent from zero")
 
     def _declare(self, name: str, go_type: str, ref: Any = None) -> str:
         if not go_type:
