@@ -5,7 +5,8 @@
 - `record`: what informers of some resources receive, into a recording file;
 - `tour`: JupyterLab on the tour notebook (install nothing, print the URL);
 - `notebooks --execute`: run every notebook headless with nbclient, write the executed
-  copies and say where they are (what CI runs, and a check that an install works).
+  copies and say where they are (what CI runs, and a check that an install works);
+- `port`: a client-go project from a prototype's Controller (docs/porting.md).
 """
 
 from __future__ import annotations
@@ -105,6 +106,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     add_replay_arguments(serve)
     add_record_parser(commands)
+    _add_port_parser(commands)
 
     tour = commands.add_parser(
         "tour", help="start JupyterLab on the tour notebook and print its URL")
@@ -549,6 +551,51 @@ def _tour(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- port --------------------------------------------------------------------------------
+
+
+def _add_port_parser(commands: Any) -> None:
+    port = commands.add_parser(
+        "port", help="write a client-go controller project from a prototype's Controller "
+                     "(docs/porting.md, 'Generate the Go project')")
+    port.add_argument("target", metavar="FILE.py:NAME",
+                      help="the Controller: prototype.py:controller, package.module:name, "
+                           "or notebook.ipynb (with --name)")
+    port.add_argument("--out", required=True, type=Path, metavar="DIR",
+                      help="where to write the Go project")
+    port.add_argument("--name", default=None,
+                      help="the Controller's name in a notebook (default: controller)")
+    port.add_argument("--module", default="example.com/controller",
+                      help="the Go module path (default: example.com/controller)")
+    port.add_argument("--client-go", default=None, metavar="VERSION",
+                      help="the k8s.io/client-go version go.mod pins (default: the v0.32 "
+                           "line)")
+
+
+def _port(args: argparse.Namespace) -> int:
+    from kubenb.errors import KubenbError
+    from kubenb.port import DEFAULT_CLIENT_GO, port
+    from kubenb.port.loader import load_controller
+
+    try:
+        controller = load_controller(args.target, args.name)
+    except (KubenbError, ValueError) as err:
+        print(f"kubenb port: {err}", file=sys.stderr)
+        return 1
+    try:
+        report = port(controller, str(args.out), module=args.module,
+                      client_go=args.client_go or DEFAULT_CLIENT_GO)
+    except (KubenbError, ValueError) as err:
+        print(f"kubenb port: {err}", file=sys.stderr)
+        return 1
+    finally:
+        controller.stop()  # a prototype may have left it running
+    print(f"wrote {args.out}: {', '.join(sorted(report.files))}\n"
+          f"reconcile: {report.reach.translated} of {report.reach.total} statements "
+          f"translated, {len(report.todos)} TODO(s) (see PORTING.md)")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse `argv` and run the chosen command; returns the exit code."""
     args = _build_parser().parse_args(argv)
@@ -560,6 +607,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _tour(args)
     if args.command == "notebooks":
         return _notebooks(args)
+    if args.command == "port":
+        return _port(args)
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 

@@ -59,6 +59,8 @@ against `ValueError` or `requests.ConnectionError` keeps working:
     ├── PublisherError (ValueError)
     ├── ColumnError (ValueError)
     ├── RecordingError (ValueError)
+    │   # porting a prototype to Go (kubenb.port)
+    ├── PortError (ValueError)
     │   # the embedded API server's options (kubenb.server)
     ├── ServerConfigError (ValueError)
     ├── TLSSetupError (RuntimeError)
@@ -110,6 +112,7 @@ __all__ = [
     "NamespaceRequiredError",
     "NoResourceMatchError",
     "NotFound",
+    "PortError",
     "PublisherError",
     "RecordingError",
     "RequestAborted",
@@ -446,6 +449,11 @@ class FaultConfigError(KubenbError, ValueError):
 
 class ChurnConfigError(KubenbError, ValueError):
     """A churn or seed option the generator cannot use."""
+
+
+class PortError(KubenbError, ValueError):
+    """`kubenb port` cannot port this: a bad module path or client-go version, or a
+    reconcile whose source cannot be read."""
 
 
 class PublisherError(KubenbError, ValueError):

@@ -25,7 +25,7 @@ PINNED = Path(__file__).with_name("public_api.txt")
 # The packages a user imports from, and the ground floor's modules.
 PACKAGES = ["kubenb", "kubenb.cache", "kubenb.client", "kubenb.client.typed",
             "kubenb.controller", "kubenb.controllermanager", "kubenb.printers",
-            "kubenb.reactive", "kubenb.recording", "kubenb.server", "kubenb.testing",
+            "kubenb.port", "kubenb.reactive", "kubenb.recording", "kubenb.server", "kubenb.testing",
             "kubenb.widgets", "kubenb.workqueue", "kubenb.clock", "kubenb.errors", "kubenb.fields",
             "kubenb.jsondecode", "kubenb.jsonpath", "kubenb.labels", "kubenb.meta",
             "kubenb.quantity", "kubenb.timeutil"]

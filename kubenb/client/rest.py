@@ -27,6 +27,7 @@ import requests
 
 from kubenb.client.abort import sleep_unless_aborted
 from kubenb.client.auth import BasicAuth
+from kubenb.client.request_log import observe_request
 from kubenb.client.transport import user_agent as transport_user_agent
 from kubenb.clock import Clock, RealClock
 from kubenb.errors import (
@@ -126,6 +127,7 @@ class RESTClient:
         docstring; a streamed response is returned unread.
         """
         method = method.upper()
+        observe_request(method, path, params)
         data = None if body is None else (
             body if isinstance(body, bytes) else json.dumps(body, separators=(",", ":")).encode())
         url = self.server + path

@@ -44,9 +44,10 @@ import time
 from collections import deque
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kubenb.cache.wait import wait_for_cache_sync
+from kubenb.client.request_log import RequestLog, RequestRecord, record_requests
 from kubenb.clock import Clock, RealClock
 from kubenb.controller.enqueue import EnqueueFunc, EnqueueHandler, enqueue_key, enqueue_owner
 from kubenb.controller.gate import WorkerGate
@@ -62,7 +63,10 @@ from kubenb.workqueue.rate_limiters import RateLimiter, default_controller_rate_
 from kubenb.workqueue.rate_limiting import RateLimitingQueue
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from kubenb.cache import SharedInformer
+    from kubenb.port import PortReport
 
 __all__ = [
     "Controller",
@@ -71,12 +75,16 @@ __all__ = [
     "EnqueueFunc",
     "IdleTimeout",
     "Result",
+    "WatchedInformer",
     "controller_of",
     "enqueue_key",
     "enqueue_owner",
 ]
 
 log = logging.getLogger("kubenb.controller")
+
+#: How many keys' last reconcile requests `requests_by_key` keeps.
+_KEYS_REMEMBERED = 1000
 
 #: How long (real seconds) an idle wait sleeps before re-checking on its own; changes
 #: that do not notify (a delayed item falling due) are seen within this time.
@@ -87,7 +95,17 @@ _IDLE_POLL = 0.01
 class _Watch:
     informer: SharedInformer
     handler: EnqueueHandler
+    enqueue: EnqueueFunc
+    predicate: Callable[[Any], bool] | None
     registration: Any = None
+
+
+class WatchedInformer(NamedTuple):
+    """One `watch()` of a controller: what `kubenb port` turns into an event handler."""
+
+    informer: SharedInformer
+    enqueue: EnqueueFunc
+    predicate: Callable[[Any], bool] | None
 
 
 class _ControllerQueue(RateLimitingQueue):
@@ -167,6 +185,10 @@ class Controller:
         self._relist_requeues = 0  # times a watched informer's relist re-queued every key
         self._durations = InProcessSummary()
         self._recent_errors: deque[tuple[str, str]] = deque(maxlen=50)
+        #: Every request the reconciles made (kubenb.client.request_log), for RBAC.
+        self.requests = RequestLog()
+        #: Each key's last reconcile's requests, in order (the last 1000 keys).
+        self.requests_by_key: dict[str, list[RequestRecord]] = {}
 
     def __repr__(self) -> str:
         state = "running" if self.is_running() else "stopped"
@@ -198,7 +220,8 @@ class Controller:
                               f"{type(enqueue).__name__}")
         if predicate is not None and not callable(predicate):
             raise KubenbError(f"Controller {self.name!r}: predicate must be callable or None")
-        watch = _Watch(informer, EnqueueHandler(self.name, self._add_keys, enqueue, predicate))
+        watch = _Watch(informer, EnqueueHandler(self.name, self._add_keys, enqueue, predicate),
+                       enqueue, predicate)
         with self._handlers_lock:
             with self._lock:
                 self._watches.append(watch)
@@ -206,6 +229,27 @@ class Controller:
             if register:
                 watch.registration = informer.add_event_handler(watch.handler)
         return self
+
+    @property
+    def watches(self) -> list[WatchedInformer]:
+        """The informers `watch()` was given, with their enqueue and predicate."""
+        with self._lock:
+            return [WatchedInformer(w.informer, w.enqueue, w.predicate) for w in self._watches]
+
+    def port(self, out_dir: str, module: str = "example.com/controller",
+             **options: Any) -> PortReport:
+        """Write a client-go project for this controller (see `kubenb.port.port`)."""
+        # kubenb.port stands above this layer (it reads controllers); the import runs
+        # only when a notebook asks a controller to port itself.
+        from kubenb.port import port
+
+        return port(self, out_dir, module=module, **options)
+
+    def permissions(self, **options: Any) -> pd.DataFrame:
+        """The RBAC rules this controller needs, from what it did (`kubenb.port`)."""
+        from kubenb.port import permissions_frame  # above this layer, as in port()
+
+        return permissions_frame(self, **options)
 
     @property
     def queue(self) -> RateLimitingQueue:
@@ -315,9 +359,11 @@ class Controller:
         in_flight = self._in_flight
         in_flight[key] = start  # for diagnostics; one dict operation is atomic, no lock
         outcome = "error"
+        calls = RequestLog()
         try:
             try:
-                result = self.reconcile(key)
+                with record_requests(calls):
+                    result = self.reconcile(key)
             except Exception as err:
                 self._handle_error(queue, key, err)
             else:
@@ -333,11 +379,23 @@ class Controller:
                 elif outcome == "requeue_after":
                     self._requeues_after += 1
             self._durations.observe(elapsed if elapsed > 0 else 0.0)
+            self._remember_requests(key, calls)
             queue.done(key)
             in_flight.pop(key, None)
             if self._waiters:
                 with self._cond:
                     self._cond.notify_all()
+
+    def _remember_requests(self, key: Any, calls: RequestLog) -> None:
+        records = calls.records()
+        for record in records:
+            self.requests.add(record)
+        with self._lock:
+            by_key = self.requests_by_key
+            by_key.pop(key, None)
+            by_key[key] = records
+            while len(by_key) > _KEYS_REMEMBERED:
+                del by_key[next(iter(by_key))]
 
     def _handle_result(self, queue: RateLimitingInterface, key: Any, result: Any) -> str:
         if result is None:
