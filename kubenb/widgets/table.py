@@ -72,7 +72,14 @@ def to_yaml(obj: Any, show_managed_fields: bool = False) -> str:
 
 def yaml_diff(before: Any, after: Any) -> list[str]:
     """The unified diff of two objects' YAML (as `to_yaml` shows them), without the
-    header lines; [] when they read the same."""
+    header lines; [] when they read the same. `kind` and `apiVersion` count only when
+    both sides have them: a listed item comes without them and a watch event's object
+    with them, which is no change to the object."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        for field in ("kind", "apiVersion"):
+            if (field in before) != (field in after):
+                before = {k: v for k, v in before.items() if k != field}
+                after = {k: v for k, v in after.items() if k != field}
     old = to_yaml(before).splitlines() if before is not None else []
     new = to_yaml(after).splitlines() if after is not None else []
     lines = list(difflib.unified_diff(old, new, lineterm="", n=2))
