@@ -173,12 +173,14 @@ class ResourceTable:
     count says how many matched); `height` is the table's fixed height in pixels.
     Rows changed by the last batch are marked, and stay marked for at least
     `mark_seconds` (real seconds), so a change is visible while the cluster churns.
-    The label filter reads labels from `frame.informer`'s cache.
+    The label filter reads labels from `frame.informer`'s cache; `selector="app=web"`
+    sets it from the start, as typing it in the labels box does. The YAML of a row
+    shows once a row is picked (no empty box before).
     """
 
     def __init__(self, source: Any, *, max_rows: int = 200, sort_by: str | None = None,
                  ascending: bool = True, height: int = 320, mark_seconds: float = 2.0,
-                 **frame_options: Any) -> None:
+                 selector: str = "", **frame_options: Any) -> None:
         if isinstance(source, LiveFrame):
             if frame_options:
                 raise KubenbError(f"ResourceTable: {sorted(frame_options)} are LiveFrame "
@@ -239,6 +241,7 @@ class ResourceTable:
                                        description="object")
         self.select.add_class("kubenb-row-select")
         self.object_view = ObjectView()
+        self.object_view.widget.layout.display = "none"  # shown once a row is picked
         self.widget = widgets.VBox([
             widgets.HBox([self.namespace, self.labels, self.search]),
             widgets.HBox([self.sort, self.ascending, self.row_count]),
@@ -252,7 +255,14 @@ class ResourceTable:
         self.select.observe(self._on_select, names="value")
         self.frame.observe(self._on_batch)
         self._track_changes()  # the rows as they are now: the baseline, nothing marked
-        self.render()
+        if selector:
+            try:
+                self.set_label_selector(selector)  # renders; the text box shows it too
+            except BaseException:
+                self.close()
+                raise
+        else:
+            self.render()
 
     # -- events ------------------------------------------------------------------------
 
@@ -334,6 +344,7 @@ class ResourceTable:
         if key and informer is not None:
             obj = informer.get_indexer().get_by_key(key)
         self.object_view.show(obj, key)
+        self.object_view.widget.layout.display = "" if key else "none"
 
     def filtered(self) -> pd.DataFrame:
         """The frame's rows after the filters and the sort, all of them."""
