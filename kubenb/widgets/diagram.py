@@ -219,7 +219,6 @@ class InformerDiagram(PolledView):
         copy = widgets.HTML(value=self._picture_svg())
         copy.add_class("kubenb-diagram-picture-copy")
         copy.add_class(f"kubenb-diagram-copy-{self._uid()}")
-        copy.layout = widgets.Layout(max_width="760px")
         self._pictures.append(copy)
         return copy
 

@@ -215,7 +215,7 @@ def _box_lines(box: str, s: dict[str, Any], lit: bool) -> tuple[list[str], str, 
 def _wrap(text: str, width: int, lines: int) -> list[str]:
     """`text` in at most `lines` lines of `width` characters, broken at spaces (long
     words cut), the last one cut with an ellipsis if the text is longer."""
-    out = textwrap.wrap(text, width) or [""]
+    out = textwrap.wrap(text, width, break_on_hyphens=False) or [""]
     if len(out) > lines:
         out = [*out[:lines - 1], _short(" ".join(out[lines - 1:]), width)]
     return out
@@ -226,18 +226,18 @@ def _onclick(box: str) -> str:
             f"'.kubenb-diagram-inspect-{box}');if(b)b.click();")
 
 
-#: Mouse presses and focus inside the widget stay in it: JupyterLab would otherwise make
-#: the widget's cell the active one (and Shift+Enter would run it again). The picture
-#: stops them itself, and once the pointer crosses it guards the whole widget (buttons
-#: included): plain ipywidgets run no script of their own.
-_GUARD = ("event.stopPropagation();var r=this.closest('.kubenb-diagram');"
-          "if(r&&!r.dataset.kubenbGuard){r.dataset.kubenbGuard='1';"
-          "['mousedown','focusin','pointerdown'].forEach(function(t){"
-          "r.addEventListener(t,function(e){e.stopPropagation();});});}")
-_HOVER = ("var r=this.closest('.kubenb-diagram');"
-          "if(r&&!r.dataset.kubenbGuard){r.dataset.kubenbGuard='1';"
-          "['mousedown','focusin','pointerdown'].forEach(function(t){"
-          "r.addEventListener(t,function(e){e.stopPropagation();});});}")
+#: Mouse presses inside the widget stay in it: JupyterLab would otherwise make the
+#: widget's cell the active one (and Shift+Enter would run it again). A press neither
+#: reaches the notebook nor moves the focus (that would activate the cell too); a click
+#: still happens. The picture does it itself, and once the pointer crosses it guards the
+#: whole widget (buttons included): plain ipywidgets run no script of their own.
+_INSTALL = ("var r=this.closest('.kubenb-diagram');"
+            "if(r&&!r.dataset.kubenbGuard){r.dataset.kubenbGuard='1';"
+            "r.addEventListener('mousedown',function(e){e.stopPropagation();"
+            "e.preventDefault();});"
+            "r.addEventListener('focusin',function(e){e.stopPropagation();});}")
+_GUARD = "event.stopPropagation();event.preventDefault();" + _INSTALL
+_HOVER = _INSTALL
 
 
 def _line_points(points: Any) -> str:

@@ -7,7 +7,10 @@ the diagram's counters move while the cells run (through a 410), a click on a bo
 opens its inspector, pause / step / resume and "process next key" change the counts,
 the table's STATUS cells are coloured as their text says and changed rows are marked;
 after the cleanup cell, the buttons say the cluster is closed. No "Error displaying
-widget" and no traceback anywhere.
+widget" and no traceback anywhere. The tour is also run one cell at a time at 1400x1000,
+as a learner runs it: after each chapter the nearest picture lights the arrows the
+chapter names, no two of its texts overlap (the browser's own text boxes), and a click
+in the widget leaves the active cell where it was.
 
 Screenshots of the diagram, the table and the controller view are taken from the
 notebooks themselves into artifacts/browser/elements/, or into docs/images/ (which
@@ -363,3 +366,116 @@ def test_every_other_notebook_runs_whole_in_the_browser(page: Any, lab: str,
     errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
                           ", .jp-RenderedText[data-mime-type='application/vnd.jupyter.error']")
     assert errors.count() == 0, errors.first.inner_text()
+
+
+# -- the tour as a learner meets it: one cell at a time ---------------------------------
+
+# After the cell whose source holds the marker, the nearest picture (in the cell's own
+# output, else the closest above it) has these arrows lit: what the chapter names.
+CHAPTER_ARROWS = [
+    ("configmaps.watch(resource_version=rv", {"list_watch", "add_object", "pop",
+                                              "add_to_indexer", "store_key", "dispatch",
+                                              "enqueue"}),
+    ("cluster.server.churn(", {"list_watch", "add_object", "pop", "add_to_indexer",
+                               "store_key", "dispatch", "enqueue", "get_next",
+                               "get_by_key"}),
+    ('for mode in ("x", "y", "z")', {"list_watch", "pop", "dispatch", "enqueue"}),
+    ('configmaps.delete("queue-settings")', {"dispatch", "get_next", "get_by_key"}),
+    ('controls.buttons["drop-watches"].click()\nwait_until', {"list_watch"}),
+    ("controls.buttons[\"compact\"].click()", {"list_watch", "add_object"}),
+    ('assert [o for k, o in processed if k == "default/web-flags"]', {"get_next",
+                                                                      "get_by_key"}),
+]
+
+# Run one cell and wait until it has run (NotebookActions resolve when it is done).
+JS_RUN_CELL = """async (i) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  panel.content.activeCellIndex = i;
+  await window.jupyterapp.commands.execute('notebook:run-cell');
+  return panel.content.widgets[i].model.executionCount; }"""
+
+# The nearest picture at or above cell i: its lit arrows and, measured by the browser
+# (getBBox), every pair of texts drawn over each other.
+JS_NEAREST_PICTURE = """(i) => {
+  const cells = window.jupyterapp.shell.currentWidget.content.widgets;
+  for (let j = i; j >= 0; j--) {
+    const svgs = cells[j].node.querySelectorAll('.jp-OutputArea .kubenb-diagram-svg');
+    if (!svgs.length) continue;
+    const svg = svgs[svgs.length - 1];
+    svg.scrollIntoView({block: 'center'});
+    const hot = Array.from(svg.querySelectorAll('.kubenb-arrow-hot'))
+                     .map(g => g.getAttribute('data-arrow'));
+    const boxes = Array.from(svg.querySelectorAll('text')).map(t => {
+      const b = t.getBBox(); return [t.textContent, b.x, b.y, b.x + b.width, b.y + b.height]; });
+    const clash = [];
+    for (let a = 0; a < boxes.length; a++) for (let b = a + 1; b < boxes.length; b++) {
+      const [p, q] = [boxes[a], boxes[b]];
+      if (p[1] < q[3] - 0.5 && q[1] < p[3] - 0.5 && p[2] < q[4] - 0.5 && q[2] < p[4] - 0.5)
+        clash.push([p[0], q[0]]);
+    }
+    return {cell: j, hot: hot, clash: clash, texts: boxes.length}; }
+  return null; }"""
+
+JS_ACTIVE = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
+
+
+def _tour_cells() -> list[str]:
+    nb = json.loads((NOTEBOOKS / "01_tour.ipynb").read_text())
+    return ["".join(c["source"]) if c["cell_type"] == "code" else "" for c in nb["cells"]]
+
+
+@pytest.mark.timeout(300)
+def test_tour_cell_by_cell_lights_what_each_chapter_names(lab: str) -> None:
+    """A learner at 1400x1000 runs the tour one cell at a time: after each chapter the
+    nearest picture has the arrows the chapter names lit, and no two of its texts are
+    drawn over each other; clicks in the picture do not change the active cell."""
+    sources = _tour_cells()
+    checks = {}
+    for marker, arrows in CHAPTER_ARROWS:
+        found = [i for i, s in enumerate(sources) if marker in s]
+        assert len(found) == 1, (marker, found)
+        checks[found[0]] = arrows
+    last = max(i for i, s in enumerate(sources) if s)  # the optional cleanup stays unrun
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS,
+                                    headless=True)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        try:
+            _open(page, lab, "01_tour.ipynb")
+            for i, source in enumerate(sources[:last]):
+                if not source:
+                    continue
+                assert page.evaluate(JS_RUN_CELL, i) is not None, f"cell {i} did not run"
+                page.wait_for_function(f"({JS_KERNEL_STATUS})() === 'idle'", timeout=60_000)
+                picture = page.evaluate(JS_NEAREST_PICTURE, i)
+                if picture is not None:
+                    assert picture["texts"] > 40 and picture["clash"] == [], (i, picture)
+                if i in checks:
+                    want = checks[i]
+                    try:
+                        page.wait_for_function(
+                            "([i, want]) => { const c = (" + JS_NEAREST_PICTURE + ")(i);"
+                            " return !!c && want.every(a => c.hot.includes(a)); }",
+                            arg=[i, sorted(want)], timeout=6_000)
+                    except sync_api.TimeoutError:
+                        raise AssertionError(
+                            f"after cell {i} ({source.splitlines()[0]!r}) the picture "
+                            f"lights {page.evaluate(JS_NEAREST_PICTURE, i)['hot']}, not "
+                            f"all of {sorted(want)}") from None
+                if "cluster.server.churn(" in source:  # every arrow lit: the docs' picture
+                    IMAGES.mkdir(parents=True, exist_ok=True)
+                    page.locator(".kubenb-diagram-picture-copy").last.screenshot(
+                        path=str(IMAGES / "tour-burst.png"))
+            _no_errors(page)
+
+            # a click on the picture (and then on a button) leaves the active cell alone
+            page.evaluate(f"() => {{ window.jupyterapp.shell.currentWidget.content"
+                          f".activeCellIndex = {last}; }}")
+            page.locator(".kubenb-diagram svg .kubenb-box-fifo").first.click()
+            page.wait_for_selector(".kubenb-inspector-fifo", state="attached", timeout=30_000)
+            page.locator("button.kubenb-diagram-inspect-fifo").first.click()
+            page.wait_for_function("() => !document.querySelector('.kubenb-inspector-fifo')",
+                                   timeout=30_000)
+            assert page.evaluate(JS_ACTIVE) == last
+        finally:
+            browser.close()
