@@ -159,7 +159,7 @@ def informer_sample(informer: SharedIndexInformer, detail: bool = False
     }
     processor = getattr(informer, "processor", None)
     registered = processor.listeners() if processor is not None else []
-    sample["handlers"]["yours"] = sum(handler_owner(h) == "yours" for h in registered)
+    sample["handlers"]["views"] = sum(handler_owner(h) == "view" for h in registered)
     paused = bool(controller is not None and controller.is_paused())
     held = controller.held() if controller is not None else None
     state = ("stopped" if stats.get("stopped") else "new" if controller is None

@@ -186,14 +186,15 @@ def _box_lines(box: str, s: dict[str, Any], lit: bool) -> tuple[list[str], str, 
                 "read by Listers and (9)"], "", ""
     if box == "handlers":
         listeners = int(v.get("listeners", 0))
-        yours = v.get("yours")
-        mine = f", {yours} yours" if yours is not None else ""
+        views = int(v.get("views") or 0)  # a LiveFrame's, a table's: not the reader's
         return [c("handlers-listeners", listeners)
-                + (" handler" if listeners == 1 else " handlers") + esc(mine),
+                + (" handler" if listeners == 1 else " handlers"),
                 "calls " + c("handlers-calls", v.get("calls", 0)) + "  errors "
                 + c("handlers-errors", v.get("errors", 0)),
                 "backlog " + c("handlers-backlog", v.get("backlog", 0)),
-                "each on its own thread"], "", ""
+                (c("handlers-views", views) + (" of them for a view" if views == 1
+                                               else " of them for views"))
+                if views else "each on its own thread"], "", ""
     if not lit:
         return ["not attached"], "", ""
     if box == "workqueue":

@@ -416,6 +416,16 @@ JS_NEAREST_PICTURE = """(i) => {
     return {cell: j, hot: hot, clash: clash, texts: boxes.length}; }
   return null; }"""
 
+# Where the notebook's kernel imports kubenb from (run aside: no history, no cell).
+JS_KUBENB_FILE = """async () => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  let out = '';
+  const future = kernel.requestExecute({code: 'import kubenb; print(kubenb.__file__)',
+                                        store_history: false});
+  future.onIOPub = (msg) => { if (msg.header.msg_type === 'stream') out += msg.content.text; };
+  await future.done;
+  return out; }"""
+
 JS_ACTIVE = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
 
 
@@ -442,6 +452,12 @@ def test_tour_cell_by_cell_lights_what_each_chapter_names(lab: str) -> None:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
             _open(page, lab, "01_tour.ipynb")
+            # a fresh kernel: the other tour test may have left its session running
+            page.evaluate("async () => { await window.jupyterapp.shell.currentWidget"
+                          ".sessionContext.session.kernel.restart(); }")
+            page.wait_for_function(f"({JS_KERNEL_STATUS})() === 'idle'", timeout=90_000)
+            where = page.evaluate(JS_KUBENB_FILE)   # this tree's kubenb, not an installed one
+            assert where.strip() == str(ROOT / "kubenb" / "__init__.py"), where
             for i, source in enumerate(sources[:last]):
                 if not source:
                     continue

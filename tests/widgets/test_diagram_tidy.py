@@ -32,6 +32,7 @@ def _widest(sample: dict, digits: int) -> dict:
     out["informer"]["held"] = "default/a-configmap-with-a-long-name"
     out["process"]["last"] = "default/a-configmap-with-a-long-name: gone → clean up"
     out["process"]["in_flight"] = ["default/a-configmap-with-a-long-name", "default/b"]
+    out["handlers"]["views"] = big
     return out
 
 
@@ -84,7 +85,8 @@ def test_handlers_are_named_and_told_apart_as_yours_or_a_views(cluster) -> None:
         assert [(r["handler"], r["owner"]) for r in rows] == [
             ("enqueue", "yours"), ("recorder", "yours"),
             ("unnamed (lambdas; name= names it)", "yours"), ("FeedHandler('liveframe-1')", "view")]
-        assert ">4</tspan> handlers, 3 yours<" in diagram.svg.value
+        assert ">4</tspan> handlers<" in diagram.svg.value
+        assert ">1</tspan> of them for a view<" in diagram.svg.value
         assert "<td style='padding-right:12px'>view</td>" in diagram.detail.value
         assert "lambd" not in diagram.detail.value.replace("(lambdas;", "")
         assert ResourceEventHandlerFuncs(on_add=enqueue).name == "enqueue"
