@@ -34,12 +34,12 @@ LOWER = frozenset({"workqueue", "process"})
 
 #: Where each box is drawn: x, y, width, height (the SVG is WIDTH x HEIGHT). Sized so
 #: that no two texts overlap with every count at its widest (`count_text`: 5 characters).
-WIDTH, HEIGHT, DIVIDER = 1010, 476, 333
+WIDTH, HEIGHT, DIVIDER = 1010, 492, 333
 GEOMETRY = {
     "api": (15, 34, 150, 100), "reflector": (235, 34, 220, 100), "fifo": (515, 34, 190, 100),
     "informer": (775, 34, 200, 100), "store": (235, 200, 190, 100),
     "indexer": (515, 200, 210, 100), "handlers": (775, 200, 200, 100),
-    "process": (475, 366, 220, 100), "workqueue": (775, 366, 200, 100),
+    "process": (475, 366, 220, 116), "workqueue": (775, 366, 200, 100),
 }
 
 #: The numbered arrows: (id, label lines, points, label x, label y, label anchor, count
@@ -205,7 +205,7 @@ def _box_lines(box: str, s: dict[str, Any], lit: bool) -> tuple[list[str], str, 
                 + c("workqueue-retries", v.get("retries", 0))], "", ""
     # process
     now = v.get("in_flight") or []
-    last = _wrap(str(v.get("last") or "your reconcile(key)"), 28, 2)
+    last = _wrap(str(v.get("last") or "your reconcile(key)"), 28, 3)
     return ["done " + c("process-done", v.get("done", 0)) + "  errors "
             + c("process-errors", v.get("errors", 0)),
             "now: " + esc(_short(", ".join(str(k) for k in now) or "idle", 23)),
