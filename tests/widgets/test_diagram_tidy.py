@@ -84,7 +84,8 @@ def test_handlers_are_named_and_told_apart_as_yours_or_a_views(cluster) -> None:
         rows = diagram.last_sample["handlers"]["handler_list"]
         assert [(r["handler"], r["owner"]) for r in rows] == [
             ("enqueue", "yours"), ("recorder", "yours"),
-            ("unnamed (lambdas; name= names it)", "yours"), ("FeedHandler('liveframe-1')", "view")]
+            ("unnamed (lambdas; name= names it)", "yours"),
+            (f"FeedHandler({frame.name!r})", "view")]
         assert ">4</tspan> handlers<" in diagram.svg.value
         assert ">1</tspan> of them for a view<" in diagram.svg.value
         assert "<td style='padding-right:12px'>view</td>" in diagram.detail.value
