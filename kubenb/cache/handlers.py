@@ -155,6 +155,9 @@ class ResourceEventHandlerFuncs:
             )
             if fn is not None
         ]
+        if self.name and self.name != _function_name(self.on_add_func, self.on_update_func,
+                                                      self.on_delete_func):
+            parts.append(f"name={self.name!r}")  # given, not a function's own
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
