@@ -228,14 +228,17 @@ def _onclick(box: str) -> str:
 
 
 #: Mouse presses inside the widget stay in it: JupyterLab would otherwise make the
-#: widget's cell the active one (and Shift+Enter would run it again). A press neither
-#: reaches the notebook nor moves the focus (that would activate the cell too); a click
-#: still happens. The picture does it itself, and once the pointer crosses it guards the
-#: whole widget (buttons included): plain ipywidgets run no script of their own.
+#: widget's cell the active one (and Shift+Enter would run it again). A press on the
+#: picture or a button neither reaches the notebook nor moves the focus (that would
+#: activate the cell too); a click still happens. Presses in the text under the buttons
+#: (inspector, step, messages) keep their default, so their text can be selected. The
+#: picture does it itself, and once the pointer crosses it guards the whole widget:
+#: plain ipywidgets run no script of their own.
+_TEXT = ".kubenb-diagram-inspector,.kubenb-diagram-step,.kubenb-diagram-status"
 _INSTALL = ("var r=this.closest('.kubenb-diagram');"
             "if(r&&!r.dataset.kubenbGuard){r.dataset.kubenbGuard='1';"
             "r.addEventListener('mousedown',function(e){e.stopPropagation();"
-            "e.preventDefault();});"
+            f"if(!(e.target.closest&&e.target.closest('{_TEXT}')))e.preventDefault();}});"
             "r.addEventListener('focusin',function(e){e.stopPropagation();});}")
 _GUARD = "event.stopPropagation();event.preventDefault();" + _INSTALL
 _HOVER = _INSTALL
