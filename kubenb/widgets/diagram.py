@@ -145,7 +145,6 @@ class InformerDiagram(PolledView):
                 button.add_class(css)
             button.on_click(lambda _b, box=box: self._click(lambda: self.select(
                 None if self.selected == box else box)))
-            button.style.button_color = None
             self.buttons[box] = button
             inspect.append(button)
         self.controls: dict[str, widgets.Button] = {}
@@ -565,13 +564,13 @@ class InformerDiagram(PolledView):
             more = (f"; {waiting} key(s) wait for a retry: step the clock" if waiting else "")
             self._redraw_now()
             return f"no key is ready{more}"
+        said = ""
         if controller is not None:
             key, outcome = self._reconcile_next(controller, queue)
         else:
-            key, outcome = self._process_item_next(queue)
+            key, outcome, said = self._process_item_next(queue)
         self.recent.append((wall_time(time.time()), str(key), outcome))
-        if not outcome.startswith(self.last_outcome or "\0"):
-            self.last_outcome = f"{key}: {outcome}"
+        self.last_outcome = said or f"{key}: {outcome}"
         self._own_keys.add(str(key))
         self.selected = self.selected or "process"
         self._redraw_now()
@@ -593,9 +592,12 @@ class InformerDiagram(PolledView):
                    before.requeues_after else "done; forgotten")
         return (head.queued[0] if head is not None and head.queued else "?"), outcome
 
-    def _process_item_next(self, queue: Interface) -> tuple[Any, str]:
+    def _process_item_next(self, queue: Interface) -> tuple[Any, str, str]:
         """processNextWorkItem on a bare workqueue, with `process_item` as the reconcile:
-        forget on success, add_rate_limited on error (where the queue can), done."""
+        forget on success, add_rate_limited on error (where the queue can), done.
+        Returns the key, the outcome, and what the reconcile said it did (its return
+        value when that is a string, else "")."""
+        said = ""
         key, shutdown = queue.get()
         if shutdown:
             raise KubenbError("the workqueue is shut down: nothing more will be handed out")
@@ -604,7 +606,7 @@ class InformerDiagram(PolledView):
         try:
             if process is None:  # process_next checks first; a close() may have raced it
                 raise KubenbError("no process_item to call")
-            said = process(key)
+            result = process(key)
         except Exception as err:
             self._own["errors"] += 1
             if isinstance(queue, RateLimitingInterface):
@@ -617,13 +619,13 @@ class InformerDiagram(PolledView):
             if isinstance(queue, RateLimitingInterface):
                 queue.forget(key)
             outcome = "done; forgotten (its backoff starts over)"
-            if isinstance(said, str) and said:  # what the reconcile says it did
+            if isinstance(result, str) and result:  # what the reconcile says it did
+                said = result
                 outcome = f"{said}; done, forgotten"
-                self.last_outcome = said
         finally:
             queue.done(key)
             self._own["done"] += 1
-        return key, outcome
+        return key, outcome, said
 
     def counters(self, box: str) -> dict[str, Any]:
         """The last drawn numbers of one box (`store` reads the Indexer's)."""
