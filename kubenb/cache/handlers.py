@@ -38,6 +38,15 @@ def _describe(fn: Any) -> str:
     return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
 
 
+def _function_name(*fns: Any) -> str:
+    """The first real function name among `fns` ("" when all are lambdas or None)."""
+    for fn in fns:
+        name = getattr(fn, "__name__", "")
+        if fn is not None and isinstance(name, str) and name and name != "<lambda>":
+            return name
+    return ""
+
+
 def _check_callable(owner: str, role: str, fn: Any, *arities: int) -> int:
     """Validate `fn` for `role` and return how many positional args to call it with:
     the first of `arities` its signature accepts. A signature that cannot be read
@@ -85,17 +94,24 @@ class ResourceEventHandlerFuncs:
     `on_add` is called as `on_add(obj, is_in_initial_list)`, or as `on_add(obj)` when
     it declares exactly one positional parameter (Go's `AddFunc`, and what a notebook
     lambda usually looks like). That choice is made once, here.
+
+    `name` says what the handler is for where it is shown (the informer diagram's
+    Handlers box); without one, it is the name of its first function that has one
+    (lambdas have none), else "".
     """
 
-    __slots__ = ("_add_one_arg", "on_add_func", "on_delete_func", "on_update_func")
+    __slots__ = ("_add_one_arg", "name", "on_add_func", "on_delete_func", "on_update_func")
 
     def __init__(
         self,
         on_add: Callable[..., Any] | None = None,
         on_update: Callable[[Any, Any], Any] | None = None,
         on_delete: Callable[[Any], Any] | None = None,
+        *,
+        name: str = "",
     ) -> None:
         owner = type(self).__name__
+        self.name = name or _function_name(on_add, on_update, on_delete)
         self._add_one_arg = False
         if on_add is not None:
             self._add_one_arg = _takes_one_positional(on_add)
@@ -139,6 +155,9 @@ class ResourceEventHandlerFuncs:
             )
             if fn is not None
         ]
+        if self.name and self.name != _function_name(self.on_add_func, self.on_update_func,
+                                                      self.on_delete_func):
+            parts.append(f"name={self.name!r}")  # given, not a function's own
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
@@ -153,10 +172,13 @@ class ResourceEventHandlerDetailedFuncs(ResourceEventHandlerFuncs):
         on_add: Callable[[Any, bool], Any] | None = None,
         on_update: Callable[[Any, Any], Any] | None = None,
         on_delete: Callable[[Any], Any] | None = None,
+        *,
+        name: str = "",
     ) -> None:
         if on_add is not None:
             _check_callable(type(self).__name__, "on_add", on_add, 2)
-        super().__init__(None, on_update, on_delete)
+        super().__init__(None, on_update, on_delete,
+                         name=name or _function_name(on_add, on_update, on_delete))
         self.on_add_func = on_add
 
 

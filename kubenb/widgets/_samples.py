@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_LISTED",
     "controller_of",
+    "handler_owner",
     "informer_sample",
     "is_controller",
     "processing_items",
@@ -73,11 +74,29 @@ def _handler_name(listener: Any) -> str:
     name = getattr(handler, "name", None)
     if isinstance(name, str) and name:
         return name
+    if isinstance(name, str):  # ResourceEventHandlerFuncs of lambdas only
+        return "unnamed (lambdas; name= names it)"
     if handler is None:
         return "handler"
     if type(handler).__repr__ is not object.__repr__:  # a handler that says what it is
         return _short(repr(handler), 60)
     return type(handler).__name__
+
+
+def handler_owner(listener: Any) -> str:
+    """Whose a registered handler is: "view" (kubenb.reactive / kubenb.widgets feed
+    their views with one), "controller" (a kubenb.controller Controller's), else
+    "yours" (one the notebook added)."""
+    handler = getattr(listener, "handler", None)
+    module = type(handler).__module__ or ""
+    inner = getattr(handler, "handler", None)  # a filtering wrapper: whose it wraps
+    if module == "kubenb.cache.handlers" and inner is not None:
+        module = type(inner).__module__ or ""
+    if module.startswith(("kubenb.reactive", "kubenb.widgets")):
+        return "view"
+    if module.startswith("kubenb.controller"):
+        return "controller"
+    return "yours"
 
 
 def _index_values(indexer: Any, names: list[str]) -> dict[str, list[tuple[str, int]]]:
@@ -138,6 +157,9 @@ def informer_sample(informer: SharedIndexInformer, detail: bool = False
             "backlog": sum(int(s.get("pending", 0)) for s in listeners),
         },
     }
+    processor = getattr(informer, "processor", None)
+    registered = processor.listeners() if processor is not None else []
+    sample["handlers"]["views"] = sum(handler_owner(h) == "view" for h in registered)
     paused = bool(controller is not None and controller.is_paused())
     held = controller.held() if controller is not None else None
     state = ("stopped" if stats.get("stopped") else "new" if controller is None
@@ -155,11 +177,11 @@ def informer_sample(informer: SharedIndexInformer, detail: bool = False
         sample["fifo"]["queued"] = (_fifo_queued(queue, controller)
                                     if queue is not None else [])
         sample["indexer"]["index_values"] = _index_values(indexer, indexes)
-        processor = getattr(informer, "processor", None)
         handler_list = []
-        for listener in (processor.listeners() if processor is not None else []):
+        for listener in registered:
             s = listener.stats()
             handler_list.append({"name": s.get("name", ""), "handler": _handler_name(listener),
+                                 "owner": handler_owner(listener),
                                  "adds": int(s.get("adds", 0)),
                                  "updates": int(s.get("updates", 0)),
                                  "deletes": int(s.get("deletes", 0)),

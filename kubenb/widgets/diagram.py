@@ -4,8 +4,10 @@ The picture every client-go tutorial starts from, with the informer's own number
 it: `diagram_svg.py` draws it, `diagram_inspector.py` writes what a click on a box
 shows, and this module is the widget that samples, redraws and takes the clicks.
 
-- Boxes carry live counts; an arrow lights up, with `+N`, when traffic crossed it
-  since the previous picture (one publish interval).
+- Boxes carry live counts; an arrow lights up, with `+N`, when traffic crosses it, and
+  stays lit, counting, until it has been quiet for `fade` seconds (dimming meanwhile),
+  so what a cell did is still visible after it ran. `picture()` gives picture-only
+  copies, kept current, for a chapter's own cell.
 - Click a box (or its button under the picture) for its inspector: the FIFO's
   queued keys and delta types, the indexes, each handler's backlog, the workqueue's
   keys with requeue counts and next retry, the last items processed.
@@ -85,12 +87,15 @@ class InformerDiagram(PolledView):
     informer's handlers (None: the lower half is greyed out). `process_item(key)`:
     what "process next key" runs for a bare workqueue (your reconcile; raise to have
     the key requeued with backoff). `interval`: how often counters are sampled
-    (clock seconds); `activity_size` bounds each box's recent-activity list.
+    (clock seconds); a lit arrow fades over `fade` clock seconds after its last
+    traffic, counting all the traffic it carried meanwhile; `activity_size` bounds
+    each box's recent-activity list.
     """
 
     def __init__(self, informer: SharedIndexInformer, workqueue: Any = None, *,
                  process_item: Callable[[Any], Any] | None = None,
-                 interval: float = 0.5, activity_size: int = 50, step_timeout: float = 5.0,
+                 interval: float = 0.5, fade: float = 5.0, activity_size: int = 50,
+                 step_timeout: float = 5.0,
                  clock_step: float = 1.0, publisher: Publisher | None = None,
                  rate: float = DEFAULT_RATE, clock: Clock | None = None, name: str = "",
                  poll: bool = True) -> None:
@@ -114,6 +119,13 @@ class InformerDiagram(PolledView):
         self.selected: str | None = None
         self.last_sample: dict[str, Any] = {}
         self.last_flows: dict[str, int] = {}
+        self.fade = float(fade)
+        # arrow -> [traffic since it lit up, clock time of its last traffic]
+        self.traffic: dict[str, list[float]] = {}
+        self.last_heat: dict[str, float] = {}
+        self._pictures: list[widgets.HTML] = []
+        self._closed_reason = ""
+        self.last_outcome = ""  # what the Process Item box says the last key came to
         self.last_step: StepResult | None = None
         self.recent: deque[tuple[str, str, str]] = deque(maxlen=20)
         self._previous: dict[str, Any] | None = None
@@ -179,11 +191,12 @@ class InformerDiagram(PolledView):
                                          self.step_clock))
         self.status = widgets.HTML()
         self.status.add_class("kubenb-diagram-status")
-        self.step_view = widgets.HTML()
+        self.step_view = widgets.HTML(layout=widgets.Layout(display="none"))
         self.step_view.add_class("kubenb-diagram-step")
         # the inspector scrolls in a box of its own: re-drawn twice a second, it keeps
-        # where the reader scrolled to
-        self.detail = scrolling(widgets.HTML(), 320, "kubenb-diagram-inspector")
+        # where the reader scrolled to; hidden while no box is selected
+        self.detail = scrolling(widgets.HTML(), 260, "kubenb-diagram-inspector")
+        self.detail.layout.display = "none"
         self.detail.add_class("kubenb-pipeline-activity")
         self.widget = widgets.VBox([
             self.svg,
@@ -198,6 +211,21 @@ class InformerDiagram(PolledView):
         self.widget.add_class(f"kubenb-diagram-{self.name}")
         self.svg.value = diagram_svg({}, selected=None, lower=self.lower, uid=self._uid())
 
+    def picture(self) -> widgets.HTML:
+        """A picture-only copy of this live diagram (no buttons, no inspector), kept
+        current with it: display one in a chapter's own cell, next to what the chapter
+        does, instead of scrolling back to the full widget."""
+        copy = widgets.HTML(value=self._picture_svg())
+        copy.add_class("kubenb-diagram-picture-copy")
+        copy.add_class(f"kubenb-diagram-copy-{self._uid()}")
+        self._pictures.append(copy)
+        return copy
+
+    def _picture_svg(self) -> str:
+        return diagram_svg(self.last_sample, self.last_flows, heat=self.last_heat,
+                           selected=None, lower=self.lower, uid=f"{self._uid()}-copy",
+                           closed=self._closed_reason, clickable=False)
+
     def _uid(self) -> str:
         return "".join(ch if ch.isalnum() else "-" for ch in self.name)
 
@@ -208,6 +236,8 @@ class InformerDiagram(PolledView):
         sample: dict[str, Any] = informer_sample(self.informer, detail=detail)
         if self.workqueue is not None:
             sample["workqueue"], sample["process"] = self._lower_sample(detail)
+            if self.last_outcome:
+                sample["process"]["last"] = self.last_outcome
         sample["time"] = self.clock.now()
         sample["wall"] = time.time()
         if detail and self.selected == "store":
@@ -243,20 +273,58 @@ class InformerDiagram(PolledView):
         self._record_activity(sample, previous)
         self._previous = sample
         self.last_sample = sample
-        self.last_flows = flow_changes(sample, previous)
+        self._light(flow_changes(sample, previous), float(sample.get("time", 0.0)))
         self._draw()
+
+    def _light(self, changes: dict[str, int], now: float) -> None:
+        """Light the arrows traffic crossed: each counts its traffic until it has been
+        quiet for `fade` seconds, and dims as the quiet lasts, so what a cell did is
+        still lit when the reader looks."""
+        for arrow, count in changes.items():
+            lit = self.traffic.get(arrow)
+            if lit is not None and now - lit[1] <= self.fade:
+                lit[0] += count
+                lit[1] = now
+            else:
+                self.traffic[arrow] = [float(count), now]
+        flows, heat = {}, {}
+        for arrow, (total, last) in list(self.traffic.items()):
+            quiet = now - last
+            if quiet > self.fade:
+                del self.traffic[arrow]
+                continue
+            flows[arrow] = int(total)
+            heat[arrow] = 1.0 - quiet / self.fade if self.fade > 0 else 1.0
+        self.last_flows, self.last_heat = flows, heat
 
     def _draw(self) -> None:
         sample = self.last_sample
-        self.svg.value = diagram_svg(sample, self.last_flows, selected=self.selected,
-                                     lower=self.lower, uid=self._uid())
+        if not self._closed_reason and (sample.get("informer") or {}).get("state") == "stopped":
+            self._closed_reason = "closed: the informer has stopped (cluster.close())"
+        self.svg.value = diagram_svg(sample, self.last_flows, heat=self.last_heat,
+                                     selected=self.selected, lower=self.lower,
+                                     uid=self._uid(), closed=self._closed_reason)
+        if self._pictures:
+            copy = self._picture_svg()
+            for picture in self._pictures:
+                picture.value = copy
+        for box, button in self.buttons.items():  # the pressed one shows it is pressed
+            on = box == self.selected
+            button.button_style = "info" if on else ""
+            button.tooltip = (f"hide the {dict(BOXES)[box]}'s inspector" if on
+                              else f"inspect the {dict(BOXES)[box]}")
+        paused = (sample.get("informer") or {}).get("state") == "paused"
+        if "pause" in self.controls:
+            self.controls["pause"].button_style = "warning" if paused else ""
         if self.selected is not None:
             self.detail.value = inspector_html(
                 self.selected, sample, list(self.activity[self.selected]),
                 last_step=self.last_step, recent=list(self.recent)[::-1],
                 store_keys=sample.get("store_keys"), lower=self.lower)
+            self.detail.layout.display = ""
         else:
             self.detail.value = ""
+            self.detail.layout.display = "none"
 
     def _record_activity(self, sample: dict[str, Any], previous: dict[str, Any] | None
                          ) -> None:
@@ -338,7 +406,34 @@ class InformerDiagram(PolledView):
             raise KubenbError(f"{type(self).__name__}.select({box!r}): no such box; the "
                               f"boxes are {', '.join(self.activity)}")
         self.selected = box
+        if box != "informer":
+            self._fold_step()
         self._redraw_now()
+
+    def _fold_step(self) -> None:
+        """Hide the last step's panel (deltas, before / after, diff): it belongs to the
+        Informer's inspector and to the moment of the step."""
+        self.step_view.value = ""
+        self.step_view.layout.display = "none"
+
+    def close(self) -> None:
+        """Stop sampling; the picture (and its copies) then says it is no longer live,
+        and why, instead of showing the last states as if they were current."""
+        if self.closed:
+            return
+        super().close()
+        self._closed_reason = ("closed: the informer has stopped (cluster.close())"
+                               if self.informer.is_stopped()
+                               else "closed: diagram.close() stopped this picture")
+        with self._render_lock:
+            try:
+                sample = self._sample()
+            except Exception:  # a stopped informer may not answer: keep the last numbers
+                sample = self.last_sample
+            self.last_sample = sample
+            self.traffic.clear()
+            self.last_flows, self.last_heat = {}, {}
+            self._draw()
 
     def _controller(self) -> Any:
         reason = gone_reason(self.informer)  # first: what a closed cluster did is the news
@@ -358,6 +453,7 @@ class InformerDiagram(PolledView):
     def resume(self) -> str:
         """Run the informer's process loop again."""
         self._controller().resume()
+        self._fold_step()
         self._redraw_now()
         return "resumed: the process loop applies deltas as they come"
 
@@ -371,6 +467,7 @@ class InformerDiagram(PolledView):
             self.last_step = result
             self.selected = "informer"
             self.step_view.value = step_html(result, height=200)
+            self.step_view.layout.display = ""
             calls = ", ".join(f"{c}" for c, _ in result.calls) or "no handler call"
             self._say(f"applied {result.key}: {', '.join(t for t, _ in result.deltas)} -> "
                       f"{calls}")
@@ -467,11 +564,13 @@ class InformerDiagram(PolledView):
             more = (f"; {waiting} key(s) wait for a retry: step the clock" if waiting else "")
             self._redraw_now()
             return f"no key is ready{more}"
+        said = ""
         if controller is not None:
             key, outcome = self._reconcile_next(controller, queue)
         else:
-            key, outcome = self._process_item_next(queue)
+            key, outcome, said = self._process_item_next(queue)
         self.recent.append((wall_time(time.time()), str(key), outcome))
+        self.last_outcome = said or f"{key}: {outcome}"
         self._own_keys.add(str(key))
         self.selected = self.selected or "process"
         self._redraw_now()
@@ -493,9 +592,12 @@ class InformerDiagram(PolledView):
                    before.requeues_after else "done; forgotten")
         return (head.queued[0] if head is not None and head.queued else "?"), outcome
 
-    def _process_item_next(self, queue: Interface) -> tuple[Any, str]:
+    def _process_item_next(self, queue: Interface) -> tuple[Any, str, str]:
         """processNextWorkItem on a bare workqueue, with `process_item` as the reconcile:
-        forget on success, add_rate_limited on error (where the queue can), done."""
+        forget on success, add_rate_limited on error (where the queue can), done.
+        Returns the key, the outcome, and what the reconcile said it did (its return
+        value when that is a string, else "")."""
+        said = ""
         key, shutdown = queue.get()
         if shutdown:
             raise KubenbError("the workqueue is shut down: nothing more will be handed out")
@@ -504,7 +606,7 @@ class InformerDiagram(PolledView):
         try:
             if process is None:  # process_next checks first; a close() may have raced it
                 raise KubenbError("no process_item to call")
-            process(key)
+            result = process(key)
         except Exception as err:
             self._own["errors"] += 1
             if isinstance(queue, RateLimitingInterface):
@@ -517,10 +619,13 @@ class InformerDiagram(PolledView):
             if isinstance(queue, RateLimitingInterface):
                 queue.forget(key)
             outcome = "done; forgotten (its backoff starts over)"
+            if isinstance(result, str) and result:  # what the reconcile says it did
+                said = result
+                outcome = f"{said}; done, forgotten"
         finally:
             queue.done(key)
             self._own["done"] += 1
-        return key, outcome
+        return key, outcome, said
 
     def counters(self, box: str) -> dict[str, Any]:
         """The last drawn numbers of one box (`store` reads the Indexer's)."""

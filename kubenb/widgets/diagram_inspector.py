@@ -121,12 +121,13 @@ def inspector_html(box: str, sample: dict[str, Any], activity: list[str], *,
             parts.append(_list_table(f"kubenb-inspector-index kubenb-inspector-index-{esc(name)}",
                                      ["value", "keys"], [[a, n] for a, n in pairs], "no values"))
     elif box == "handlers":
-        rows = [[h["handler"], h["adds"], h["updates"], h["deletes"], h["backlog"],
-                 "yes" if h["busy"] else "", h["errors"], "yes" if h["synced"] else "no"]
+        rows = [[h["handler"], h.get("owner", ""), h["adds"], h["updates"], h["deletes"],
+                 h["backlog"], "yes" if h["busy"] else "", h["errors"],
+                 "yes" if h["synced"] else "no"]
                 for h in v.get("handler_list") or []]
         parts.append(_list_table("kubenb-inspector-handlers",
-                                 ["handler", "adds", "updates", "deletes", "backlog", "busy",
-                                  "errors", "synced"], rows, "no handler registered"))
+                                 ["handler", "whose", "adds", "updates", "deletes", "backlog",
+                                  "busy", "errors", "synced"], rows, "no handler registered"))
     elif box == "workqueue":
         d = v.get("detail") or {}
         requeues = d.get("requeues") or {}

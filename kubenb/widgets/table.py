@@ -72,7 +72,14 @@ def to_yaml(obj: Any, show_managed_fields: bool = False) -> str:
 
 def yaml_diff(before: Any, after: Any) -> list[str]:
     """The unified diff of two objects' YAML (as `to_yaml` shows them), without the
-    header lines; [] when they read the same."""
+    header lines; [] when they read the same. `kind` and `apiVersion` count only when
+    both sides have them: a listed item comes without them and a watch event's object
+    with them, which is no change to the object."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        for field in ("kind", "apiVersion"):
+            if (field in before) != (field in after):
+                before = {k: v for k, v in before.items() if k != field}
+                after = {k: v for k, v in after.items() if k != field}
     old = to_yaml(before).splitlines() if before is not None else []
     new = to_yaml(after).splitlines() if after is not None else []
     lines = list(difflib.unified_diff(old, new, lineterm="", n=2))
@@ -166,12 +173,14 @@ class ResourceTable:
     count says how many matched); `height` is the table's fixed height in pixels.
     Rows changed by the last batch are marked, and stay marked for at least
     `mark_seconds` (real seconds), so a change is visible while the cluster churns.
-    The label filter reads labels from `frame.informer`'s cache.
+    The label filter reads labels from `frame.informer`'s cache; `selector="app=web"`
+    sets it from the start, as typing it in the labels box does. The YAML of a row
+    shows once a row is picked (no empty box before).
     """
 
     def __init__(self, source: Any, *, max_rows: int = 200, sort_by: str | None = None,
                  ascending: bool = True, height: int = 320, mark_seconds: float = 2.0,
-                 **frame_options: Any) -> None:
+                 selector: str = "", **frame_options: Any) -> None:
         if isinstance(source, LiveFrame):
             if frame_options:
                 raise KubenbError(f"ResourceTable: {sorted(frame_options)} are LiveFrame "
@@ -232,6 +241,7 @@ class ResourceTable:
                                        description="object")
         self.select.add_class("kubenb-row-select")
         self.object_view = ObjectView()
+        self.object_view.widget.layout.display = "none"  # shown once a row is picked
         self.widget = widgets.VBox([
             widgets.HBox([self.namespace, self.labels, self.search]),
             widgets.HBox([self.sort, self.ascending, self.row_count]),
@@ -245,7 +255,14 @@ class ResourceTable:
         self.select.observe(self._on_select, names="value")
         self.frame.observe(self._on_batch)
         self._track_changes()  # the rows as they are now: the baseline, nothing marked
-        self.render()
+        if selector:
+            try:
+                self.set_label_selector(selector)  # renders; the text box shows it too
+            except BaseException:
+                self.close()
+                raise
+        else:
+            self.render()
 
     # -- events ------------------------------------------------------------------------
 
@@ -327,6 +344,7 @@ class ResourceTable:
         if key and informer is not None:
             obj = informer.get_indexer().get_by_key(key)
         self.object_view.show(obj, key)
+        self.object_view.widget.layout.display = "" if key else "none"
 
     def filtered(self) -> pd.DataFrame:
         """The frame's rows after the filters and the sort, all of them."""

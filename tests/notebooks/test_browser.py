@@ -1,19 +1,22 @@
 """The tour and the dashboard in a real browser: JupyterLab under headless Chromium.
 
 Debian's `chromium` driven by Playwright (its Python client; no browser download)
-opens JupyterLab and runs 01_tour and 03_widgets up to their optional cleanup cell, so
-they end live as a reader leaves them. Then it checks what the reader sees and does:
-the diagram's counters move while the cells run (through a 410), a click on a box
-opens its inspector, pause / step / resume and "process next key" change the counts,
-the table's STATUS cells are coloured as their text says and changed rows are marked;
-after the cleanup cell, the buttons say the cluster is closed. No "Error displaying
-widget" and no traceback anywhere.
+opens JupyterLab. The tour is run one cell at a time at 1400x1000, as a learner runs it
+(in JupyterLab, and in Notebook 7 where it is installed): after each chapter the nearest
+picture lights the arrows the chapter names, no two of its texts overlap (the browser's
+own text boxes), the moments a chapter stops on show in its cell's output, the counters
+move through a 410, and a click in the widget leaves the active cell where it was. Then,
+live as a reader leaves it, a click on a box opens its inspector, pause / step / resume
+and "process next key" change the counts, and after the cleanup cell the buttons say
+the cluster is closed. The dashboard (03_widgets) runs up to its cleanup: the table's
+STATUS cells are coloured as their text says and changed rows are marked. No "Error
+displaying widget" and no traceback anywhere.
 
-Screenshots of the diagram, the table and the controller view are taken from the
-notebooks themselves into artifacts/browser/elements/, or into docs/images/ (which
-docs/widgets.md shows) with KUBENB_REFRESH_DOC_IMAGES=1; full-page shots go to
-artifacts/browser/. Skips (saying what is missing)
-without chromium, playwright or jupyterlab; `.ci/run` installs all three.
+Screenshots of the diagram, the tour's burst, the table and the controller view are
+taken from the notebooks themselves into artifacts/browser/elements/, or into
+docs/images/ (which docs/widgets.md shows) with KUBENB_REFRESH_DOC_IMAGES=1; full-page
+shots go to artifacts/browser/. Skips (saying what is missing) without chromium,
+playwright or jupyterlab; `.ci/run` installs all three.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import requests
 
 from kubenb import cli
 from tests.notebooks.conftest import NOTEBOOKS, ROOT
@@ -132,7 +136,10 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     port, token = cli.free_port(), secrets.token_hex(16)
     with open(work / "jupyter-lab.log", "w") as log:
-        proc = subprocess.Popen(cli.lab_command(work, port, token), cwd=work, env=env,
+        # the same server also serves Notebook 7 (/notebooks/...): expose its app too
+        command = [*cli.lab_command(work, port, token),
+                   "--JupyterNotebookApp.expose_app_in_browser=True"]
+        proc = subprocess.Popen(command, cwd=work, env=env,
                                 stdout=log, stderr=subprocess.STDOUT)
     try:
         cli.wait_for_lab(f"http://127.0.0.1:{port}/api/status?token={token}", proc, 90)
@@ -232,26 +239,10 @@ def page(lab: str) -> Iterator[Any]:
             browser.close()
 
 
-@pytest.mark.timeout(300)
-def test_tour_runs_live_and_its_diagram_answers_clicks(page: Any, lab: str) -> None:
-    _open(page, lab, "01_tour.ipynb")
-    page.evaluate(JS_RUN_ALL_BUT_LAST)
-    page.wait_for_selector(".kubenb-diagram svg .kubenb-counter-fifo-popped", timeout=90_000,
-                           state="attached")
-    samples = []
-    while not _printed(page, "The tour is live"):
-        samples.append(_read(page))
-        page.wait_for_timeout(100)
-        assert len(samples) < 1500, "the tour never reached its last live cell"
-    _wait_printed(page, "The tour is live")
-    final = _read(page)
-    popped = [int(s["fifoPopped"]) for s in samples if s["fifoPopped"] is not None]
-    gone = [int(s["gone"]) for s in samples if s["gone"] is not None]
-    assert int(final["fifoPopped"]) > popped[0], popped          # the counters moved ...
-    assert gone[0] == 0 and int(final["gone"]) >= 1, gone         # ... through the 410
-    assert any(s["hot"] for s in samples)                         # arrows lit by traffic
-    _no_errors(page)
-
+def _click_through_the_live_tour(page: Any) -> None:
+    """The tour has run up to its cleanup: what a reader does with the live widget
+    then. Ends by running the cleanup, after which the buttons say the cluster is
+    closed."""
     # a click on a box in the picture opens its inspector
     page.locator(".kubenb-diagram svg .kubenb-box-fifo").first.click()
     page.wait_for_selector(".kubenb-inspector-fifo", state="attached", timeout=30_000)
@@ -363,3 +354,177 @@ def test_every_other_notebook_runs_whole_in_the_browser(page: Any, lab: str,
     errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
                           ", .jp-RenderedText[data-mime-type='application/vnd.jupyter.error']")
     assert errors.count() == 0, errors.first.inner_text()
+
+
+# -- the tour as a learner meets it: one cell at a time ---------------------------------
+
+# After the cell whose source holds the marker, the nearest picture (in the cell's own
+# output, else the closest above it) has these arrows lit: what the chapter names.
+CHAPTER_ARROWS = [
+    ("configmaps.watch(resource_version=rv", {"list_watch", "add_object", "pop",
+                                              "add_to_indexer", "store_key", "dispatch",
+                                              "enqueue"}),
+    ("cluster.server.churn(", {"list_watch", "add_object", "pop", "add_to_indexer",
+                               "store_key", "dispatch", "enqueue", "get_next",
+                               "get_by_key"}),
+    ('for mode in ("x", "y", "z")', {"list_watch", "pop", "dispatch", "enqueue"}),
+    ('configmaps.delete("queue-settings")', {"dispatch", "get_next", "get_by_key"}),
+    ('controls.buttons["drop-watches"].click()\nwait_until', {"list_watch"}),
+    ("controls.buttons[\"compact\"].click()", {"list_watch", "add_object"}),
+    ('assert [o for k, o in processed if k == "default/web-flags"]', {"get_next",
+                                                                      "get_by_key"}),
+]
+
+# After the cell whose source holds the marker, its own output shows this text in this
+# element: a moment the chapter stops on.
+CHAPTER_TEXT = [
+    ("queue.snapshot().redo", ".kubenb-inspector-wq-processing", "added again"),
+    ('configmaps.delete("queue-settings")', ".kubenb-process-last", "gone"),
+]
+
+# Run one cell and wait until it has run (NotebookActions resolve when it is done).
+JS_RUN_CELL = """async (i) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  panel.content.activeCellIndex = i;
+  await window.jupyterapp.commands.execute('notebook:run-cell');
+  return panel.content.widgets[i].model.executionCount; }"""
+
+# The nearest picture at or above cell i: its lit arrows and, measured by the browser
+# (getBBox), every pair of texts drawn over each other.
+JS_NEAREST_PICTURE = """(i) => {
+  const cells = window.jupyterapp.shell.currentWidget.content.widgets;
+  for (let j = i; j >= 0; j--) {
+    const svgs = cells[j].node.querySelectorAll('.jp-OutputArea .kubenb-diagram-svg');
+    if (!svgs.length) continue;
+    const svg = svgs[svgs.length - 1];
+    svg.scrollIntoView({block: 'center'});
+    const hot = Array.from(svg.querySelectorAll('.kubenb-arrow-hot'))
+                     .map(g => g.getAttribute('data-arrow'));
+    const boxes = Array.from(svg.querySelectorAll('text')).map(t => {
+      const b = t.getBBox(); return [t.textContent, b.x, b.y, b.x + b.width, b.y + b.height]; });
+    const clash = [];
+    for (let a = 0; a < boxes.length; a++) for (let b = a + 1; b < boxes.length; b++) {
+      const [p, q] = [boxes[a], boxes[b]];
+      if (p[1] < q[3] - 0.5 && q[1] < p[3] - 0.5 && p[2] < q[4] - 0.5 && q[2] < p[4] - 0.5)
+        clash.push([p[0], q[0]]);
+    }
+    return {cell: j, hot: hot, clash: clash, texts: boxes.length}; }
+  return null; }"""
+
+# Where the notebook's kernel imports kubenb from (run aside: no history, no cell).
+JS_KUBENB_FILE = """async () => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  let out = '';
+  const future = kernel.requestExecute({code: 'import kubenb; print(kubenb.__file__)',
+                                        store_history: false});
+  future.onIOPub = (msg) => { if (msg.header.msg_type === 'stream') out += msg.content.text; };
+  await future.done;
+  return out; }"""
+
+JS_ACTIVE = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
+
+
+def _tour_cells() -> list[str]:
+    nb = json.loads((NOTEBOOKS / "01_tour.ipynb").read_text())
+    return ["".join(c["source"]) if c["cell_type"] == "code" else "" for c in nb["cells"]]
+
+
+def _end_sessions(lab: str, notebook: str) -> None:
+    """Shut down the kernel sessions of `notebook` (the server's REST API)."""
+    base, token = lab.split("|")
+    headers = {"Authorization": f"token {token}"}
+    for session in requests.get(f"{base}/api/sessions", headers=headers, timeout=30).json():
+        if session.get("path", "").endswith(notebook):
+            requests.delete(f"{base}/api/sessions/{session['id']}", headers=headers,
+                            timeout=60).raise_for_status()
+
+
+def _open_notebook7(page: Any, lab: str, notebook: str) -> None:
+    base, token = lab.split("|")
+    page.goto(f"{base}/notebooks/{notebook}?token={token}")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+    page.wait_for_function(f"({JS_KERNEL_STATUS})() === 'idle'", timeout=90_000)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("front_end", ["jupyterlab", "notebook7"])
+def test_tour_cell_by_cell_lights_what_each_chapter_names(lab: str, front_end: str) -> None:
+    """A learner at 1400x1000 runs the tour one cell at a time (in JupyterLab, and in
+    Notebook 7 where it is installed): after each chapter the nearest picture has the
+    arrows the chapter names lit, and no two of its texts are drawn over each other;
+    clicks in the picture do not change the active cell."""
+    if front_end == "notebook7" and importlib.util.find_spec("notebook") is None:
+        pytest.skip("Notebook 7 is not installed (pip install notebook)")
+    sources = _tour_cells()
+    checks = {}
+    for marker, arrows in CHAPTER_ARROWS:
+        found = [i for i, s in enumerate(sources) if marker in s]
+        assert len(found) == 1, (marker, found)
+        checks[found[0]] = arrows
+    last = max(i for i, s in enumerate(sources) if s)  # the optional cleanup stays unrun
+    _end_sessions(lab, "01_tour.ipynb")  # a fresh kernel: another test may have left one
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS,
+                                    headless=True)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        try:
+            if front_end == "notebook7":
+                _open_notebook7(page, lab, "01_tour.ipynb")
+            else:
+                _open(page, lab, "01_tour.ipynb")
+            where = page.evaluate(JS_KUBENB_FILE)   # this tree's kubenb, not an installed one
+            assert where.strip() == str(ROOT / "kubenb" / "__init__.py"), where
+            counters = []
+            for i, source in enumerate(sources[:last]):
+                if not source:
+                    continue
+                assert page.evaluate(JS_RUN_CELL, i) is not None, f"cell {i} did not run"
+                page.wait_for_function(f"({JS_KERNEL_STATUS})() === 'idle'", timeout=60_000)
+                counters.append(_read(page))
+                picture = page.evaluate(JS_NEAREST_PICTURE, i)
+                if picture is not None:
+                    assert picture["texts"] > 40 and picture["clash"] == [], (i, picture)
+                if i in checks:
+                    want = checks[i]
+                    try:
+                        page.wait_for_function(
+                            "([i, want]) => { const c = (" + JS_NEAREST_PICTURE + ")(i);"
+                            " return !!c && want.every(a => c.hot.includes(a)); }",
+                            arg=[i, sorted(want)], timeout=6_000)
+                    except sync_api.TimeoutError:
+                        raise AssertionError(
+                            f"after cell {i} ({source.splitlines()[0]!r}) the picture "
+                            f"lights {page.evaluate(JS_NEAREST_PICTURE, i)['hot']}, not "
+                            f"all of {sorted(want)}") from None
+                for marker, selector, text in CHAPTER_TEXT:
+                    if marker in source:
+                        page.wait_for_function(
+                            "([i, s, t]) => Array.from(window.jupyterapp.shell.currentWidget"
+                            ".content.widgets[i].node.querySelectorAll(s))"
+                            ".some(e => e.textContent.includes(t))",
+                            arg=[i, selector, text], timeout=10_000)
+                if "cluster.server.churn(" in source and front_end == "jupyterlab":
+                    IMAGES.mkdir(parents=True, exist_ok=True)
+                    page.locator(".kubenb-diagram-picture-copy").last.screenshot(
+                        path=str(IMAGES / "tour-burst.png"))
+            _no_errors(page)
+
+            # a click on the picture (and then on a button) leaves the active cell alone
+            page.evaluate(f"() => {{ window.jupyterapp.shell.currentWidget.content"
+                          f".activeCellIndex = {last}; }}")
+            page.locator(".kubenb-diagram svg .kubenb-box-fifo").first.click()
+            page.wait_for_selector(".kubenb-inspector-fifo", state="attached", timeout=30_000)
+            page.locator("button.kubenb-diagram-inspect-fifo").first.click()
+            page.wait_for_function("() => !document.querySelector('.kubenb-inspector-fifo')",
+                                   timeout=30_000)
+            assert page.evaluate(JS_ACTIVE) == last
+
+            popped = [int(c["fifoPopped"]) for c in counters if c["fifoPopped"] is not None]
+            gone = [int(c["gone"]) for c in counters if c["gone"] is not None]
+            assert popped[-1] > popped[0], popped                  # the counters moved ...
+            assert gone[0] == 0 and gone[-1] >= 1, gone             # ... through the 410
+            if front_end == "jupyterlab":
+                _click_through_the_live_tour(page)
+            _no_errors(page)
+        finally:
+            browser.close()

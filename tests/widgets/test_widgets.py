@@ -91,6 +91,30 @@ def test_resource_table_filters_sorts_counts_and_shows_yaml(cluster) -> None:
     assert table.frame.closed  # the table made it, the table closed it
 
 
+def test_resource_table_filters_by_a_selector_given_to_its_constructor(cluster) -> None:
+    configmaps = cluster.resource("configmaps")
+    configmaps.create(_cm("alpha", app="web"))
+    configmaps.create(_cm("beta", app="db"))
+    table = ResourceTable(cluster.informer("configmaps"), selector="app=web")
+    try:
+        assert table.labels.value == "app=web"              # the text box shows it
+        wait_until(lambda: table.frame.synced and table.visible_keys == ["default/alpha"],
+                   what="only the app=web row")
+        assert "1 of 2 rows" in table.row_count.value
+        assert table.object_view.widget.layout.display == "none"   # no YAML box yet
+        table.select.value = "default/alpha"
+        assert table.object_view.widget.layout.display == ""
+        assert "name: alpha" in table.object_view.widget.value
+        table.select.value = ""
+        assert table.object_view.widget.layout.display == "none"
+        table.labels.value = "app=db"                        # the box still filters
+        assert table.visible_keys == ["default/beta"]
+    finally:
+        table.close()
+    with pytest.raises(SelectorError):
+        ResourceTable(cluster.informer("configmaps"), selector="app in (web")
+
+
 def test_resource_table_bad_label_selector_says_what_was_wrong(cluster) -> None:
     table = ResourceTable(cluster.informer("configmaps"))
     try:
