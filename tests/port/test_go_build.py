@@ -25,6 +25,7 @@ K8S_SRC = os.environ.get("KUBENB_K8S_SRC")
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.xdist_group("port"),
+    pytest.mark.timeout(1800),  # a cold Go build of client-go takes minutes on 2 busy cores
     pytest.mark.skipif(not K8S_SRC or shutil.which("go") is None,
                        reason="needs KUBENB_K8S_SRC (a Kubernetes tree) and go"),
 ]
