@@ -195,7 +195,7 @@ def test_a_rule_resource_matches_as_kube_apiservers_matcher(
         admin: Api, resource: str, sent: dict[str, bool]) -> None:
     # kube-apiserver splits `res/sub` and matches each half with "*" as a wildcard, so
     # "pods/*" is sent the pod itself as well as its subresources (kopf registers
-    # subresource="*" handlers this way, and a real server calls them on a create)
+    # subresource="*" handlers this way); a real v1.32 server sends these five the same
     pods = f"/api/v1/namespaces/{NS}/pods"
     with webhook_server() as hooks:
         _install(admin, "ValidatingWebhookConfiguration", "kubenb-rules", [hook(
