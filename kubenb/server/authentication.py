@@ -11,7 +11,7 @@ The embedded server knows these users:
   `system:serviceaccounts:NS` and `system:authenticated`, while the ServiceAccount (and
   the Pod or Secret the token is bound to) still exists with the uid the token names;
 - `system:anonymous` on the paths open to everyone (`/healthz`, `/version`, ...) when the
-  server requires a token and none was sent.
+  server requires a token and none was sent (a wrong one is a 401 there too).
 
 Anything else is the real server's 401. Impersonation (`kubectl --as`, `--as-group`)
 is asked of the authorizer as the real filter asks it: verb `impersonate` on `users`,
@@ -203,8 +203,8 @@ class Authenticator:
                 raise errors.unauthorized() from None
         if self._server_token is None:
             return ADMIN
-        if path.rstrip("/") in self._public_paths:
-            return ANONYMOUS
+        if not given and path.rstrip("/") in self._public_paths:
+            return ANONYMOUS  # a wrong token is a 401 even here, as on a real server
         raise errors.unauthorized()
 
     def _verified_token(self, token: str) -> _VerifiedToken:

@@ -2,10 +2,11 @@
 called over HTTPS with an AdmissionReview v1, as kube-apiserver calls them.
 
 A write (create, update, patch, delete) is sent to every webhook whose `rules` match its
-operation, group, version, resource (`pods`, `pods/status`, `*/status`, `*`, `*/*`) and
-scope, whose `namespaceSelector` matches the labels of the object's namespace (a Namespace's
-own labels; cluster-scoped objects always match) and whose `objectSelector` matches the new
-or the old object. Mutating webhooks run first, one after another (configurations by name,
+operation, group, version, resource (`pods`, `pods/status`, `*/status`, `*`, `*/*`; `pods/*`
+matches pods themselves too, as kube-apiserver's matcher does) and scope, whose
+`namespaceSelector` matches the labels of the object's namespace (a Namespace's own labels;
+cluster-scoped objects always match) and whose `objectSelector` matches the new or the old
+object. Mutating webhooks run first, one after another (configurations by name,
 webhooks in order), each seeing the object as the one before left it, and their JSONPatch is
 applied; then the validating ones. A webhook is reached at `clientConfig.url`, or at
 `clientConfig.service` (HTTPS to the service's endpoint addresses, the certificate checked
@@ -93,15 +94,11 @@ def _rule_matches(rule: Obj, attrs: AdmissionAttributes) -> bool:
     scope = rule.get("scope") or "*"
     if scope != "*" and (scope == "Namespaced") != rtype.namespaced:
         return False
-    wanted = f"{rtype.plural}/{attrs.subresource}" if attrs.subresource else rtype.plural
     for resource in rule.get("resources") or []:
-        if resource in (wanted, "*/*"):
-            return True
-        head, _, sub = resource.partition("/")
-        if not attrs.subresource and resource == "*":
-            return True
-        if attrs.subresource and ((head == "*" and sub == attrs.subresource) or
-                                  (head == rtype.plural and sub == "*")):
+        # kube-apiserver's rules.Matcher: "res/sub" split once, "*" a wildcard on each
+        # half, so "pods/*" matches pods themselves too and "*" only main resources
+        head, _, sub = str(resource).partition("/")
+        if head in ("*", rtype.plural) and sub in ("*", attrs.subresource):
             return True
     return False
 

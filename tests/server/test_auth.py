@@ -27,6 +27,20 @@ def test_bearer_token_auth() -> None:
         assert ok.status_code == 200
 
 
+@pytest.mark.parametrize(("header", "status"), [
+    ("", 200), ("Basic s3cret-token", 200), ("Bearer", 200), ("bearer  wrong", 200),
+    ("Bearer wrong", 401), ("Bearer eyJhbGciOiJSUzI1NiJ9.e30.c2ln", 401)])
+@pytest.mark.parametrize("path", ["/version", "/healthz", "/readyz"])
+def test_a_wrong_token_is_a_401_even_where_anonymous_requests_pass(
+        token_server: EmbeddedServer, path: str, header: str, status: int) -> None:
+    # as a real v1.32 server answers: a bearer token that fails authentication is never
+    # downgraded to system:anonymous (kr8s checks a bad token with GET /version)
+    resp = requests.get(token_server.url + path, headers={"Authorization": header},
+                        timeout=10)
+    assert resp.status_code == status, resp.text
+    if status == 401:
+        assert_status_like(resp, "errors/invalid-token-401.json")
+
 
 @pytest.fixture
 def token_server() -> Iterator[EmbeddedServer]:

@@ -182,3 +182,31 @@ def test_webhooks_see_deletes_and_dry_runs(admin: Api) -> None:
         assert (request["operation"], request["object"]) == ("DELETE", None)
         assert request["oldObject"]["metadata"]["name"] == "c"
         assert request["options"]["kind"] == "DeleteOptions"
+
+
+@pytest.mark.parametrize(("resource", "sent"), [
+    ("pods/*", {"": True, "status": True}),
+    ("pods", {"": True, "status": False}),
+    ("*", {"": True, "status": False}),
+    ("*/status", {"": False, "status": True}),
+    ("*/*", {"": True, "status": True}),
+])
+def test_a_rule_resource_matches_as_kube_apiservers_matcher(
+        admin: Api, resource: str, sent: dict[str, bool]) -> None:
+    # kube-apiserver splits `res/sub` and matches each half with "*" as a wildcard, so
+    # "pods/*" is sent the pod itself as well as its subresources (kopf registers
+    # subresource="*" handlers this way); a real v1.32 server sends these five the same
+    pods = f"/api/v1/namespaces/{NS}/pods"
+    with webhook_server() as hooks:
+        _install(admin, "ValidatingWebhookConfiguration", "kubenb-rules", [hook(
+            "rules.kubenb.example", {"url": hooks.url(), "caBundle": hooks.ca_bundle},
+            [resource], **ONLY_HERE)])
+        created = admin.post(pods, {"metadata": {"name": "p"}, "spec": {
+            "containers": [{"name": "c", "image": "busybox"}]}})
+        assert created.status_code == 201, created.text
+        seen = [r["request"].get("subResource", "") for r in hooks.reviews]
+        assert ("" in seen) is sent[""]
+        status = admin.patch(f"{pods}/p/status", {"status": {"message": "hi"}})
+        assert status.status_code == 200, status.text
+        seen = [r["request"].get("subResource", "") for r in hooks.reviews]
+        assert ("status" in seen) is sent["status"]
