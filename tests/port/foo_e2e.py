@@ -39,8 +39,9 @@ import yaml
 
 from kubenb.controller.samples.foo import write_manifests
 
-__all__ = ["FOOS", "Kubectl", "Outcome", "build_binary", "compare", "drive_foos",
-           "go_controller", "least_privilege", "main", "python_sample", "kubenb_serve"]
+__all__ = ["FOOS", "NOT_COMPARED", "Kubectl", "Outcome", "Report", "build_binary", "compare",
+           "drive_foos", "go_controller", "kubenb_serve", "least_privilege", "main",
+           "python_sample", "run"]
 
 PROJECT = Path(__file__).resolve().parents[2] / "examples" / "foo-controller"
 NAMESPACE = "default"  # where deploy/rbac.yaml puts the ServiceAccount and its Role
@@ -194,6 +195,9 @@ def deployment_summary(kubectl: Kubectl, name: str) -> dict[str, Any] | None:
               | {"uid_is_foo": foo is not None and ref["uid"] == foo["metadata"]["uid"]}
               for ref in dep["metadata"].get("ownerReferences", [])]
     template = dep["spec"]["template"]
+    uid = foo and foo["metadata"]["uid"]
+    events = [e for e in (kubectl.json("get", "events", "-n", NAMESPACE) or {"items": []})["items"]
+              if e["involvedObject"].get("uid") == uid]
     return {"replicas": dep["spec"].get("replicas"),
             "ownerReferences": owners,
             "labels": dep["spec"]["selector"]["matchLabels"],
@@ -201,7 +205,9 @@ def deployment_summary(kubectl: Kubectl, name: str) -> dict[str, Any] | None:
             "containers": [(c["name"], c["image"]) for c in template["spec"]["containers"]],
             "deployment_available": (dep.get("status") or {}).get("availableReplicas", 0),
             "foo_available": None if foo is None
-            else (foo.get("status") or {}).get("availableReplicas")}
+            else (foo.get("status") or {}).get("availableReplicas"),
+            "events": sorted({(e["type"], e["reason"], e["message"]) for e in events}),
+            "event_source": sorted({e["source"].get("component", "") for e in events})}
 
 
 def drive_foos(kubectl: Kubectl) -> dict[str, dict[str, Any] | None]:
@@ -230,16 +236,21 @@ def drive_foos(kubectl: Kubectl) -> dict[str, dict[str, Any] | None]:
                 if got is not None:
                     return None
             elif (got is None or got["replicas"] != (scaled or replicas)
-                  or got["foo_available"] != got["deployment_available"]):
+                  or got["foo_available"] != got["deployment_available"]
+                  or not got["events"]):
                 return None
         return out
 
     return wait_for(converged, "the Foos and Deployments to converge", timeout=120)
 
 
+#: Fields that differ by design: availability is the cluster's (kube-apiserver here runs
+#: no scheduler or kubelet), and an Event's source is the controller's name.
+NOT_COMPARED = ("deployment_available", "foo_available", "event_source")
+
+
 def compare(runs: dict[str, dict[str, dict[str, Any] | None]]) -> list[str]:
-    """Differences between runs, field by field (availability aside: it is the
-    cluster's, not the controller's)."""
+    """Differences between runs, field by field, but for NOT_COMPARED."""
     diffs = []
     first, *rest = runs
     for other in rest:
@@ -251,7 +262,7 @@ def compare(runs: dict[str, dict[str, dict[str, Any] | None]]) -> list[str]:
             if a is None or b is None:
                 continue
             for key in a:
-                if key in ("deployment_available", "foo_available"):
+                if key in NOT_COMPARED:
                     continue
                 if a[key] != b[key]:
                     diffs.append(f"{name}.{key}: {first} {a[key]} vs {other} {b[key]}")
@@ -383,42 +394,67 @@ def least_privilege(admin: Kubectl, binary: Path, work: Path,
     return outcomes
 
 
-def main() -> int:
-    realapi = os.environ["KUBENB_REALAPI_KUBECONFIG"]
-    work = Path(tempfile.mkdtemp(prefix="kubenb-foo-e2e-"))
-    binary = os.environ.get("KUBENB_FOO_CONTROLLER_BIN")
-    if not binary:
+@dataclass
+class Report:
+    """What a run found: each server's Deployments, their differences, and per verb
+    taken away what broke (the first outcome has every verb)."""
+
+    runs: dict[str, dict[str, dict[str, Any] | None]]
+    differences: list[str]
+    outcomes: list[Outcome]
+    logs: Path
+
+    @property
+    def ok(self) -> bool:
+        baseline, *ablated = self.outcomes
+        return (not self.differences and not baseline.forbidden
+                and baseline.broke() == "no 403: all reconciled"
+                and all(o.forbidden for o in ablated))
+
+
+def run(realapi: Path, binary: Path | None = None, k8s_src: Path | None = None,
+        work: Path | None = None) -> Report:
+    """Everything, against the cluster of kubeconfig `realapi` (RBAC on, an admin's
+    credentials): `binary` or one built from `k8s_src`; logs kept in `work`."""
+    work = work or Path(tempfile.mkdtemp(prefix="kubenb-foo-e2e-"))
+    if binary is None:
+        assert k8s_src is not None, "a built binary or a Kubernetes tree to build it in"
         print("building examples/foo-controller ...", flush=True)
-        binary = str(build_binary(Path(os.environ["KUBENB_K8S_SRC"]), work / "foo-controller"))
+        binary = build_binary(k8s_src, work / "foo-controller")
     admin = Kubectl(realapi, work / "cache-realapi")
     created_crd = install_crd(admin, work)
     runs: dict[str, dict[str, dict[str, Any] | None]] = {}
     try:
-        with go_controller(Path(binary), Path(realapi), work / "go-realapi.log"):
+        with go_controller(binary, realapi, work / "go-realapi.log"):
             runs["go/kube-apiserver"] = drive_foos(admin)
         delete_foos(admin, list(FOOS))
         with kubenb_serve(work) as kubeconfig:
             kubectl = Kubectl(kubeconfig, work / "cache-serve")
             install_crd(kubectl, work)
-            with go_controller(Path(binary), kubeconfig, work / "go-kubenb.log"):
+            with go_controller(binary, kubeconfig, work / "go-kubenb.log"):
                 runs["go/kubenb serve"] = drive_foos(kubectl)
         with python_sample(work) as kubeconfig:
             runs["python/kubenb"] = drive_foos(Kubectl(kubeconfig, work / "cache-sample"))
-        for run, result in runs.items():
-            print(f"{run}: {json.dumps(result, sort_keys=True)}")
+        for name, result in runs.items():
+            print(f"{name}: {json.dumps(result, sort_keys=True)}", flush=True)
         diffs = compare(runs)
-        print("differences:", *(diffs or ["none"]), sep="\n  ")
-        print("least privilege (verb removed -> what broke):")
-        outcomes = least_privilege(admin, Path(binary), work)
+        print("differences:", *(diffs or ["none"]), sep="\n  ", flush=True)
+        print("least privilege (verb removed -> what broke):", flush=True)
+        outcomes = least_privilege(admin, binary, work)
     finally:
         delete_foos(admin, list(FOOS))
         if created_crd:
             admin("delete", "crd", "foos.samplecontroller.k8s.io", check=False)
-    print(f"logs in {work}")
-    baseline, *ablated = outcomes
-    ok = (not diffs and not baseline.forbidden and "all reconciled" in baseline.broke()
-          and all(o.forbidden for o in ablated))
-    return 0 if ok else 1
+    return Report(runs, diffs, outcomes, work)
+
+
+def main() -> int:
+    binary = os.environ.get("KUBENB_FOO_CONTROLLER_BIN")
+    k8s_src = os.environ.get("KUBENB_K8S_SRC")
+    report = run(Path(os.environ["KUBENB_REALAPI_KUBECONFIG"]),
+                 Path(binary) if binary else None, Path(k8s_src) if k8s_src else None)
+    print(f"logs in {report.logs}; {'OK' if report.ok else 'FAILED'}")
+    return 0 if report.ok else 1
 
 
 if __name__ == "__main__":
