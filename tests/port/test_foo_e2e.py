@@ -29,6 +29,7 @@ pytestmark = [
 ]
 
 
+@pytest.mark.timeout(1800)  # a build, three runs and ten controller restarts
 def test_the_port_runs_as_the_python_and_its_rbac_is_exactly_enough(tmp_path: Path) -> None:
     assert K8S_SRC and REALAPI
     report = run(Path(REALAPI), k8s_src=Path(K8S_SRC), work=tmp_path)
