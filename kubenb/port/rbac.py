@@ -3,8 +3,9 @@
 Three sources: the requests its reconciles made (recorded by kubenb.client.request_log:
 verb, group, resource, subresource, namespace), its informers (list and watch, in the
 namespace they watch or cluster-wide), and leader election (get, create and update of
-its Lease). Events, when the reconcile records them, add create, patch and update of
-`events` in the namespaces of the keys it reconciled. A verb on a resource whose every
+its Lease). Events, when the reconcile records them, add create and patch of `events` in
+the namespaces of the keys it reconciled: client-go's recorder creates an Event and
+patches its count when it repeats; it never updates one. A verb on a resource whose every
 use stayed in one namespace is granted by a Role in that namespace; anything else
 (cluster-scoped resources, informers over all namespaces, calls in several namespaces)
 by the ClusterRole.
@@ -63,7 +64,7 @@ def permissions(spec: ControllerSpec, *, events: bool = False) -> list[Permissio
         namespaces = {key.split("/", 1)[0] if "/" in key else "default"
                       for key in spec.requests_by_key} or {""}
         for namespace in namespaces:
-            for verb in ("create", "patch", "update"):
+            for verb in ("create", "patch"):  # record.EventSink: Create, then Patch
                 found.add(Permission("", "events", verb, namespace, "events"))
     return sorted(found)
 
