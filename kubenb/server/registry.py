@@ -128,6 +128,16 @@ def _as_dry_run(obj: Obj, prev: Obj | None) -> Obj:
     return dict(obj, metadata=meta)
 
 
+
+def _missing_for_uid(rtype: ResourceType, namespace: str, name: str, uid: str) -> str:
+    """kube-apiserver's words for an update whose uid names an object that is gone (etcd's
+    key: /registry/<resource>, with the group for custom resources)."""
+    group = f"{rtype.group}/" if rtype.custom else ""
+    key = "/".join(p for p in ("/registry", f"{group}{rtype.plural}", namespace, name) if p)
+    return (f"StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, "
+            f"AdditionalErrorMsg: Precondition failed: UID in precondition: {uid}, UID in "
+            "object meta: ")
+
 class Registry:
     """The REST verbs for every served type, over one Storage."""
 
@@ -414,6 +424,11 @@ class Registry:
             raise errors.bad_request("the namespace of the provided object does not match the "
                                      "namespace sent on the request")
         with self.storage.lock:
+            if meta.get("uid") and self.storage.get(rtype.key, ns, name) is None:
+                # The body's uid is a precondition: the real server checks it against
+                # the stored object first, and a missing object fails it with a 409.
+                raise errors.conflict(rtype.plural, name, rtype.group, _missing_for_uid(
+                    rtype, ns, name, str(meta["uid"])))
             old = self._get_or_404(rtype, ns, name)
             return present(rtype, self._replace(rtype, ns, name, old, copy.deepcopy(body),
                                                 subresource, manager))

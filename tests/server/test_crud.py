@@ -149,6 +149,23 @@ def test_every_namespaced_builtin_round_trips(api: Api, plural: str, group: str)
     assert api.get(f"{path}/x1").status_code == 404
 
 
+def test_an_update_naming_the_uid_of_a_deleted_object_is_a_conflict(api: Api) -> None:
+    """The body's uid is a precondition: kube-apiserver v1.32 answers 409 for an object
+    that is gone (seen with `kubectl replace` of a deleted ConfigMap), 404 without a uid."""
+    path = "/api/v1/namespaces/default/configmaps"
+    obj = api.post(path, {"metadata": {"name": "gone"}, "data": {"a": "b"}}).json()
+    api.request("DELETE", f"{path}/gone")
+    resp = api.put(f"{path}/gone", obj)
+    assert resp.status_code == 409 and resp.json()["reason"] == "Conflict"
+    assert resp.json()["message"] == (
+        'Operation cannot be fulfilled on configmaps "gone": StorageError: invalid object, '
+        "Code: 4, Key: /registry/configmaps/default/gone, ResourceVersion: 0, "
+        f"AdditionalErrorMsg: Precondition failed: UID in precondition: "
+        f"{obj['metadata']['uid']}, UID in object meta: ")
+    del obj["metadata"]["uid"]
+    assert api.put(f"{path}/gone", obj).status_code == 404
+
+
 def test_all_namespaces_list(api: Api) -> None:
     api.post("/api/v1/namespaces", {"metadata": {"name": "b"}})
     for ns in ("default", "b"):
