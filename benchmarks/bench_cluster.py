@@ -29,7 +29,7 @@ import textwrap
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -199,7 +199,7 @@ class _Target:
         self.client = cluster.dynamic.resource("v1", "configmaps").namespace(self.namespace)
         self.times: dict[str, list[float]] = {}
 
-    def _timed(self, verb: str, work: Callable[[], None]) -> None:
+    def _timed(self, verb: str, work: Callable[[], object]) -> None:
         started = time.perf_counter()
         work()
         self.times.setdefault(verb, []).append(time.perf_counter() - started)
@@ -214,10 +214,8 @@ class _Target:
 
     def close(self) -> None:
         if self.own_namespace:
-            try:
+            with suppress(NotFound):
                 self.cluster.resource("namespaces").delete(self.namespace)
-            except NotFound:
-                pass
         self.cluster.close()
 
 
