@@ -18,8 +18,10 @@ from kubenb.workqueue.interface import RateLimitingInterface
 __all__ = ["GATE_POLL", "WorkerGate"]
 
 #: How long (real seconds) a worker waiting for a key or at the gate sleeps at most
-#: before looking again on its own (a safety net: every change notifies it).
-GATE_POLL = 1.0
+#: before looking again on its own. A safety net only: every change that can let it
+#: pass notifies it (an add, a done that queues a key again, pause/step/resume, a
+#: stop), so it is long, and idle workers do not wake the process.
+GATE_POLL = 30.0
 
 
 class WorkerGate:
