@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 
 from benchmarks import (
     bench_client,
+    bench_cluster,
     bench_controller,
     bench_delta_fifo,
     bench_informer,
@@ -31,6 +33,7 @@ SUITES = {
     "watch": bench_watch,
     "sync": bench_sync,
     "server": bench_server,
+    "cluster": bench_cluster,
     "controller": bench_controller,
     "reactive": bench_reactive,
     "recording": bench_recording,
@@ -42,7 +45,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a tenth of the work, 1 round")
     parser.add_argument("--only", choices=sorted(SUITES), action="append", help="run one suite")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument("--real-kubeconfig", metavar="PATH",
+                        help="a real kube-apiserver for the cluster suite's rows "
+                             f"(or ${bench_cluster.REAL_KUBECONFIG_ENV})")
     args = parser.parse_args(argv)
+    if args.real_kubeconfig:
+        os.environ[bench_cluster.REAL_KUBECONFIG_ENV] = args.real_kubeconfig
 
     scale, rounds = (0.1, 1) if args.quick else (1.0, 3)
     results = []

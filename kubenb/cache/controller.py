@@ -17,6 +17,7 @@ from typing import Any
 from kubenb.cache.delta_fifo import Delta, DeltaFIFO, DeltaType
 from kubenb.cache.keys import deletion_handling_meta_namespace_key_func
 from kubenb.cache.listwatch import ListerWatcher
+from kubenb.cache.on_stop import on_stop
 from kubenb.cache.protocols import Queue
 from kubenb.cache.reflector import Reflector
 from kubenb.cache.store import Indexer, Store, new_indexer, new_store
@@ -111,20 +112,18 @@ class Controller:
             self.reflector = reflector
         reflector_thread = threading.Thread(target=reflector.run, args=(stop,), daemon=True,
                                             name=f"kubenb-reflector-{self.name}")
-        closer = threading.Thread(target=self._close_on_stop, args=(stop,), daemon=True,
-                                  name=f"kubenb-controller-stop-{self.name}")
         reflector_thread.start()
-        closer.start()
+        closing = on_stop(stop, self._close)
         try:
             while not stop.is_set():
                 self.process_loop()
         finally:
             self.queue.close()
-            closer.join()
+            closing.cancel()
             reflector_thread.join()
 
-    def _close_on_stop(self, stop: threading.Event) -> None:
-        stop.wait()
+    def _close(self) -> None:
+        """Stop was set: end a `pop` blocked on the empty queue, and a paused loop."""
         self.queue.close()
         with self._gate:
             self._gate.notify_all()

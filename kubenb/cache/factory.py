@@ -20,6 +20,7 @@ from kubenb.cache.affinity import CpuAffinity
 from kubenb.cache.keys import NAMESPACE_INDEX, meta_namespace_index_func
 from kubenb.cache.lister import Lister
 from kubenb.cache.listwatch import ListWatch
+from kubenb.cache.on_stop import StopEvent
 from kubenb.cache.shared_informer import InformerStateError, SharedIndexInformer
 from kubenb.cache.typed_factory import TypedInformerGroups
 from kubenb.cache.wait import wait_for_cache_sync
@@ -132,7 +133,7 @@ class SharedInformerFactory(TypedInformerGroups):
             for key, informer in self._informers.items():
                 if key in self._threads:
                     continue
-                stop = threading.Event()
+                stop = StopEvent()
                 thread = threading.Thread(target=informer.run, args=(stop,), daemon=True,
                                           name=f"kubenb-informer-{informer.name}")
                 self._stops[key] = stop

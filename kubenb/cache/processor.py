@@ -38,6 +38,7 @@ from kubenb.errors import KubenbError
 
 __all__ = [
     "INITIAL_BUFFER_SIZE",
+    "LISTENER_IDLE_EXIT",
     "MINIMUM_RESYNC_PERIOD",
     "AddNotification",
     "DeleteNotification",
@@ -56,6 +57,11 @@ _log = logging.getLogger("kubenb.cache.processor")
 MINIMUM_RESYNC_PERIOD = 1.0
 #: client-go's initial ring-buffer size; kept for `stats()` (a deque needs no sizing).
 INITIAL_BUFFER_SIZE = 1024
+#: Real seconds a listener's delivery thread waits for the next notification before it
+#: ends; the next notification starts another. So a listener costs a thread only while
+#: it has something to deliver (a cluster's informers are mostly idle), and a stream of
+#: notifications keeps one thread, not one per notification.
+LISTENER_IDLE_EXIT = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +170,10 @@ class ProcessorListener:
     """Delivers notifications to one handler on its own thread, in order, without
     ever blocking the sender. Also the handle `add_event_handler` returns.
 
+    The thread runs only while there is something to deliver: it ends after
+    `LISTENER_IDLE_EXIT` idle seconds, and the next notification starts a new one
+    (never two at once, so the order holds).
+
     `requested_resync_period` is what the handler asked for (after clamping);
     `resync_period` is what is used (0 when the informer does not resync).
     """
@@ -205,7 +215,11 @@ class ProcessorListener:
         self.pending: Callable[[], int] = self._pending.__len__
         self._stopped = False
         self._busy = False
+        self._started = False
+        # The delivery thread while one runs; the last one started (and the one before
+        # it, which may still be returning), for join().
         self._thread: threading.Thread | None = None
+        self._threads: tuple[threading.Thread, ...] = ()
         self._counts = {"adds": 0, "updates": 0, "deletes": 0, "handler_errors": 0}
         self.last_error: BaseException | None = None
         # Called after each delivery (the informer's Pacer), with the notification when
@@ -234,23 +248,29 @@ class ProcessorListener:
             self._pending.append(notification)
             if self._waiting:
                 self._cond.notify()
+            elif self._thread is None and self._started:
+                self._start_thread()
 
     def run(self) -> None:
-        """Deliver notifications until `stop()`; what is still queued then is dropped
-        (as in Go, where closing the listener discards its buffer)."""
+        """Deliver notifications until `stop()`, or until none came for
+        `LISTENER_IDLE_EXIT` seconds; what is still queued at a stop is dropped (as in
+        Go, where closing the listener discards its buffer)."""
         pin_current_thread(self.cpu)  # a listener added later starts on the caller's CPUs
         pending = self._pending
         cond = self._cond
         lock = self._lock
         while True:
             with lock:
-                while not pending and not self._stopped:
+                if not pending and not self._stopped:
                     self._busy = False
                     self._waiting = True
                     try:
-                        cond.wait()
+                        cond.wait(LISTENER_IDLE_EXIT)
                     finally:
                         self._waiting = False
+                    if not pending and not self._stopped:
+                        self._thread = None  # idle: the next add() starts another
+                        return
                 if self._stopped:
                     self._busy = False
                     return
@@ -311,19 +331,27 @@ class ProcessorListener:
                 _log.exception("listener %s: on_error callback raised", self.name)
 
     def start(self) -> None:
-        """Start the delivery thread `kubenb-listener-<name>` (idempotent)."""
+        """Start delivering (idempotent), on a thread `kubenb-listener-<name>` that runs
+        while there is something to deliver."""
         with self._cond:
             if self._stopped:
                 raise KubenbError(
                     f"listener {self.name} was stopped and cannot be started again; "
                     "register the handler anew"
                 )
-            if self._thread is not None:
+            if self._started:
                 return
-            self._thread = threading.Thread(
-                target=self.run, name=f"kubenb-listener-{self.name}", daemon=True
-            )
-            self._thread.start()
+            self._started = True
+            if self._pending:
+                self._start_thread()
+
+    def _start_thread(self) -> None:
+        """Called with the lock held, when no delivery thread runs."""
+        thread = threading.Thread(target=self.run, name=f"kubenb-listener-{self.name}",
+                                  daemon=True)
+        self._thread = thread
+        self._threads = (*self._threads[-1:], thread)
+        thread.start()
 
     def stop(self) -> None:
         """Stop delivering: the handler call in progress finishes, the rest is
@@ -335,11 +363,13 @@ class ProcessorListener:
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the delivery thread to end; True when it has (or never ran).
         Returns at once when called from the handler's own thread."""
-        thread = self._thread
-        if thread is None or thread is threading.current_thread():
-            return thread is None or not thread.is_alive()
-        thread.join(timeout)
-        return not thread.is_alive()
+        with self._lock:
+            threads = self._threads
+        me = threading.current_thread()
+        for thread in threads:
+            if thread is not me:
+                thread.join(timeout)
+        return not any(t.is_alive() for t in threads if t is not me)
 
     def is_stopped(self) -> bool:
         """Whether `stop()` was called."""
@@ -388,13 +418,16 @@ class ProcessorListener:
             pending = len(self._pending)
             busy = self._busy
             stopped = self._stopped
-        thread = self._thread
+            started = self._started
+            threads = self._threads
         return {
             "name": self.name,
             **counts,
             "pending": pending,
             "busy": busy,
-            "running": thread is not None and thread.is_alive(),
+            # Started and not stopped (its thread runs only while it has work), or stopped
+            # with its last delivery still running.
+            "running": started and (not stopped or any(t.is_alive() for t in threads)),
             "stopped": stopped,
             "has_synced": self.has_synced(),
             "requested_resync_period": self.requested_resync_period,

@@ -48,6 +48,7 @@ import requests
 from kubenb.cache.backoff import ExponentialBackoff, RetryWithDeadline
 from kubenb.cache.keys import meta_namespace_key_func
 from kubenb.cache.listwatch import ListerWatcher, Watcher
+from kubenb.cache.on_stop import on_stop
 from kubenb.cache.protocols import ReflectorStore
 from kubenb.client.abort import AbortScope
 from kubenb.client.options import ListOptions
@@ -87,7 +88,6 @@ _BURST_GAP = 0.05
 _PROMOTE_LISTED = 1000
 _EVENT_COUNTERS = {kind: f"events_{kind.lower()}"
                    for kind in ("ADDED", "MODIFIED", "DELETED", "BOOKMARK")}
-_STOP_POLL = 0.05  # real seconds between checks of a caller's stop Event
 _WARN_INTERVAL = 300.0  # clock seconds between two WARNINGs about the same failure
 _NOT_SHORT_ENDS = ("stopped", "idle-timeout")  # ends the client chose, not the server
 
@@ -237,17 +237,14 @@ class Reflector:
         finally:
             self.state = "stopped"
 
-    def _bridge_stop(self, stop: threading.Event, done: threading.Event) -> None:
-        """Turn the caller's stop Event into aborting every request in flight (the
-        LIST, the watch call, the open watch) at once."""
-        while not done.is_set():
-            if stop.wait(_STOP_POLL):
-                with self._lock:
-                    scope = self._scope
-                if scope is not None:
-                    scope.abort()
-                self._interrupt()
-                return
+    def _abort_all(self) -> None:
+        """Abort every request in flight (the LIST, the watch call, the open watch) at
+        once: the caller's stop Event was set."""
+        with self._lock:
+            scope = self._scope
+        if scope is not None:
+            scope.abort()
+        self._interrupt()
 
     def _interrupt(self) -> None:
         with self._lock:
@@ -269,10 +266,7 @@ class Reflector:
         scope = AbortScope(self.description)
         with self._lock:
             self._scope = scope
-        done = threading.Event()
-        bridge = threading.Thread(target=self._bridge_stop, args=(stop, done), daemon=True,
-                                  name=f"kubenb-reflector-stop-{self.name}")
-        bridge.start()
+        stopping = on_stop(stop, self._abort_all)
         try:
             with scope:
                 self._list_and_watch(stop)
@@ -280,8 +274,7 @@ class Reflector:
             if not stop.is_set():
                 raise
         finally:
-            done.set()
-            bridge.join()
+            stopping.cancel()
             with self._lock:
                 self._scope = None
 

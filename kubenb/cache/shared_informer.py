@@ -24,6 +24,7 @@ from kubenb.cache.controller import Controller, new_queue, process_deltas
 from kubenb.cache.delta_fifo import Delta
 from kubenb.cache.keys import deletion_handling_meta_namespace_key_func
 from kubenb.cache.listwatch import ListerWatcher
+from kubenb.cache.on_stop import StopEvent
 from kubenb.cache.pacing import DEFAULT_PACE_LIMIT, Pacer
 from kubenb.cache.processor import (
     AddNotification,
@@ -310,7 +311,7 @@ class SharedIndexInformer:
         with self._lock:
             if self._thread is not None:
                 return self
-            self._own_stop = threading.Event()
+            self._own_stop = StopEvent()
             self._thread = threading.Thread(target=self.run, args=(self._own_stop,),
                                             daemon=True, name=f"kubenb-informer-{self.name}")
         self._thread.start()

@@ -18,8 +18,10 @@ from kubenb.workqueue.interface import RateLimitingInterface
 __all__ = ["GATE_POLL", "WorkerGate"]
 
 #: How long (real seconds) a worker waiting for a key or at the gate sleeps at most
-#: before looking again on its own (a safety net: every change notifies it).
-GATE_POLL = 1.0
+#: before looking again on its own. A safety net only: every change that can let it
+#: pass notifies it (an add, a done that queues a key again, pause/step/resume, a
+#: stop), so it is long, and idle workers do not wake the process.
+GATE_POLL = 30.0
 
 
 class WorkerGate:
@@ -32,15 +34,20 @@ class WorkerGate:
         self._permits = 0  # keys step() still lets through while paused
         self._parked = 0  # workers waiting at the closed gate
 
-    def take(self, queue: RateLimitingInterface, stop: threading.Event) -> tuple[Any, bool]:
+    def take(self, queue: RateLimitingInterface, stop: threading.Event,
+             until_stop: bool = False) -> tuple[Any, bool]:
         """Pass the gate, then `queue.get()`; `(None, True)` means leave. Called with
         the condition held.
 
         Keys are taken only when one is queued, so `get()` never blocks here. A worker
-        at the closed gate leaves when the term stops, without draining the queue.
+        at the closed gate leaves when the term stops, without draining the queue; with
+        `until_stop`, a worker leaves once the term stops, open gate or not (between
+        keys: the one it reconciles is done).
         """
         cond = self._cond
         while True:
+            if until_stop and stop.is_set():
+                return None, True
             closed = self._paused and self._permits == 0
             if closed:
                 if stop.is_set() or queue.shutting_down():

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
+from kubenb.cache.on_stop import StopEvent
 from kubenb.clock import Clock, RealClock
 from kubenb.controller.record import resource_client
 from kubenb.controller.timestamps import WallClock
@@ -291,7 +292,7 @@ class LeaderElector:
         try:
             if not self._acquire(stop):
                 return
-            term_stop = threading.Event()
+            term_stop = StopEvent()  # wakes the term's leading worker when set
             with self._lock:
                 self._leading = True
                 self.transitions += 1

@@ -46,6 +46,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from kubenb.cache.on_stop import StopEvent, on_stop
 from kubenb.cache.wait import wait_for_cache_sync
 from kubenb.client.request_log import RequestLog, RequestRecord, record_requests
 from kubenb.clock import Clock, RealClock
@@ -459,7 +460,7 @@ class Controller:
             if self._idle_session:
                 raise ControllerStateError(f"controller {self.name!r} is inside "
                                            "run_until_idle() on another thread")
-            stop = threading.Event()
+            stop = StopEvent()
             self._stop = stop
             self.leader_elector = elector
             if elector is None:
@@ -482,17 +483,23 @@ class Controller:
                 self._cond.notify_all()
 
     def _lead(self, stop: threading.Event, workers: int) -> None:
-        """One term of work: handlers on, workers until `stop`, then drain and join."""
+        """One term of work: handlers on, workers until `stop`, then drain and join.
+
+        The thread that leads is the first worker too (one thread fewer per controller
+        than a leader waiting for `stop`): it leaves its loop when `stop` is set (the
+        shared stop waiter wakes it), ends the term, and drains with the others."""
         queue = self._live_queue()
         threads: list[threading.Thread] = []
+        working = False
         with self._lock:
             self._term = "starting"
+        waking = on_stop(stop, self._wake_workers)
         try:
             registrations = self._register_handlers()
             if not wait_for_cache_sync(stop, *registrations, poll_period=_IDLE_POLL):
                 return
             log.info("controller %s: starting %d worker(s)", self.name, workers)
-            for i in range(workers):
+            for i in range(1, workers):
                 thread = threading.Thread(target=self._run_worker, args=(queue, stop),
                                           daemon=True,
                                           name=f"kubenb-controller-{self.name}-worker-{i + 1}")
@@ -501,8 +508,10 @@ class Controller:
             with self._cond:
                 self._term = "ready"
                 self._cond.notify_all()
-            stop.wait()
+            working = True
+            self._run_worker(queue, stop, until_stop=True)
         finally:
+            waking.cancel()
             # No new keys, finish the ones handed out (Go: workers drain the queue).
             self._unregister_handlers()
             with self._cond:  # workers paused at the gate leave now
@@ -511,6 +520,8 @@ class Controller:
             queue.shut_down()
             with self._cond:  # idle workers see the shut-down queue and leave
                 self._cond.notify_all()
+            if working:
+                self._run_worker(queue, stop)  # drain with the others (or alone)
             for thread in threads:
                 thread.join()
             with self._cond:
@@ -518,21 +529,29 @@ class Controller:
                 self._cond.notify_all()
             log.info("controller %s: workers stopped", self.name)
 
-    def _run_worker(self, queue: RateLimitingInterface, stop: threading.Event) -> None:
+    def _run_worker(self, queue: RateLimitingInterface, stop: threading.Event,
+                    until_stop: bool = False) -> None:
+        """Reconcile keys until the queue shuts down (or, `until_stop`, `stop` is set)."""
         while True:
-            key, shutdown = self._take(queue, stop)
+            key, shutdown = self._take(queue, stop, until_stop)
             if shutdown:
                 return
             self._process(queue, key)
 
-    def _take(self, queue: RateLimitingInterface, stop: threading.Event) -> tuple[Any, bool]:
+    def _take(self, queue: RateLimitingInterface, stop: threading.Event,
+              until_stop: bool = False) -> tuple[Any, bool]:
         """Pass the gate, then `queue.get()`; `(None, True)` means leave (see gate.py)."""
         with self._cond:
             self._waiters += 1  # so an add notifies this worker
             try:
-                return self._gate.take(queue, stop)
+                return self._gate.take(queue, stop, until_stop)
             finally:
                 self._waiters -= 1
+
+    def _wake_workers(self) -> None:
+        """`stop` was set: the leading worker leaves its wait for a key."""
+        with self._cond:
+            self._cond.notify_all()
 
     # -- the gate: pause / step / resume -----------------------------------------------
 

@@ -31,7 +31,8 @@ __all__ = ["CONTROLLERS", "ControllerManager", "controller_names"]
 
 log = logging.getLogger(__name__)
 
-#: Every controller a ControllerManager can run, in the order they start.
+#: Every controller a ControllerManager can run, in this order (`start()` starts the
+#: two that fill namespaces first, then the others in this order).
 CONTROLLERS = ("kubelet", "garbagecollector", "replicaset", "deployment", "job",
                "serviceaccount", "root-ca-cert-publisher")
 
@@ -45,7 +46,7 @@ def _attribute(name: str) -> str:
 
 
 def controller_names(controllers: bool | str | Iterable[str] | None) -> tuple[str, ...]:
-    """The controllers a `controllers=` option asks for, in start order.
+    """The controllers a `controllers=` option asks for, in `CONTROLLERS` order.
 
     True or "*": all; False or None: none; otherwise names from `CONTROLLERS`, where
     "*" means all and "-name" takes one away (kube-controller-manager's --controllers),
@@ -167,8 +168,11 @@ class ControllerManager:
         if self._started:
             return self
         deadline = time.monotonic() + timeout
+        # The namespace fillers first: their work overlaps the others' start, and
+        # start() waits for it at the end.
+        order = sorted(self.names, key=lambda n: n not in _POPULATING)
         try:
-            for name in self.names:
+            for name in order:
                 controller = self[name]
                 if name in ("replicaset", "job"):
                     controller.run(timeout=timeout)

@@ -100,12 +100,14 @@ class DelayingQueue(Queue):
         self._seen_generation = -1
         self._next_wake = float("-inf")
 
+        # Started by the first add_after that must wait: a queue never asked to wait
+        # (most of a cluster's, most of the time) costs no thread.
         self._waiting_thread = threading.Thread(
             target=self._waiting_loop,
             name=f"kubenb-workqueue-delaying-{name}" if name else "kubenb-workqueue-delaying",
             daemon=True,
         )
-        self._waiting_thread.start()
+        self._waiting_started = False
 
     def add_after(self, item: Hashable, seconds: float | timedelta) -> None:
         """Add `item` once `seconds` of clock time have passed.
@@ -132,6 +134,9 @@ class DelayingQueue(Queue):
                 return
             self._insert(item, self._clock.now() + seconds)
             self._generation += 1
+            if not self._waiting_started:
+                self._waiting_started = True
+                self._waiting_thread.start()
             self._waiting_cond.notify()
 
     def waiting_settled(self) -> bool:
@@ -228,7 +233,8 @@ class DelayingQueue(Queue):
             self._waiting.clear()
             self._waiting_by_item.clear()
             self._waiting_cond.notify_all()
-        if self._waiting_thread is not threading.current_thread():
+            started = self._waiting_started
+        if started and self._waiting_thread is not threading.current_thread():
             self._waiting_thread.join()
         super()._stop_background()
 

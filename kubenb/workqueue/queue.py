@@ -169,6 +169,8 @@ class Queue:
         self._bg_cond = threading.Condition()
         self._bg_stop = False
         self._updater: threading.Thread | None = None
+        # The updater sleeps (off the clock) while nothing is processing; get() wakes it.
+        self._updater_parked = False
         if self._metrics.enabled:
             if unfinished_work_update_period <= 0:
                 raise ValueError(
@@ -244,7 +246,12 @@ class Queue:
             self._metrics.get(item)
             self._processing.add(item)
             self._dirty.discard(item)
-            return item, False
+            wake = self._updater_parked
+            self._updater_parked = False
+        if wake:  # outside the queue lock: the updater takes _bg_cond, then it
+            with self._bg_cond:
+                self._bg_cond.notify_all()
+        return item, False
 
     def done(self, item: Hashable) -> None:
         """Finish processing `item`; if it was re-added meanwhile, queue it again."""
@@ -369,10 +376,23 @@ class Queue:
             updater.join()
 
     def _update_unfinished_work_loop(self) -> None:
+        """Every `period`, while some item is processing; while none is, the gauges
+        read 0 and the loop sleeps until `get()` hands one out (an idle queue wakes
+        nothing)."""
         clock = self._clock
         period = self._update_period
+        stale = False  # the gauges may still show work that has finished
         with self._bg_cond:
             while not self._bg_stop:
+                with self._lock:
+                    parked = not self._processing and not self._shutting_down
+                    self._updater_parked = parked
+                    if parked and stale:
+                        self._metrics.update_unfinished_work()  # to 0, as the next tick would
+                        stale = False
+                if parked:
+                    self._bg_cond.wait()
+                    continue
                 deadline = clock.now() + period
                 while not self._bg_stop and clock.now() < deadline:
                     clock.wait_until(self._bg_cond, deadline)
@@ -381,6 +401,7 @@ class Queue:
                 with self._lock:
                     if not self._shutting_down:
                         self._metrics.update_unfinished_work()
+                        stale = True
 
 
 def _check_limit(limit: int | None) -> None:

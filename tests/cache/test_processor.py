@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from kubenb.cache import processor as processor_module
 from kubenb.cache.handlers import ResourceEventHandlerFuncs
 from kubenb.cache.keys import DeletedFinalStateUnknown
 from kubenb.cache.processor import (
@@ -577,7 +578,8 @@ def test_i093_a_handler_can_remove_its_own_registration(processor):
 # ----------------------------------------------------------- processor lifecycle
 
 
-def test_processor_run_blocks_until_stop_then_joins_every_listener():
+def test_processor_run_blocks_until_stop_then_joins_every_listener(monkeypatch):
+    monkeypatch.setattr(processor_module, "LISTENER_IDLE_EXIT", 60.0)  # threads stay while checked
     p = SharedProcessor(FakeClock())
     recs = [Recorder(), Recorder()]
     for i, r in enumerate(recs):
@@ -586,12 +588,12 @@ def test_processor_run_blocks_until_stop_then_joins_every_listener():
     runner = threading.Thread(target=p.run, args=(stop,), name="test-runner")
     runner.start()
     wait_until(p.is_running)
-    names = {t.name for t in kubenb_threads()}
-    assert {"kubenb-listener-run-0", "kubenb-listener-run-1"} <= names
     late = p.add_listener(make_listener(Recorder(), name="run-late"))  # started at once
     wait_until(lambda: late.stats()["running"])
     p.distribute(AddNotification(pod("a")), False)
     wait_until(lambda: all(r.count() == 1 for r in recs))
+    names = {t.name for t in kubenb_threads()}
+    assert {"kubenb-listener-run-0", "kubenb-listener-run-1"} <= names
     stop.set()
     runner.join(5)
     assert not runner.is_alive() and not p.is_running()
@@ -712,3 +714,26 @@ def test_each_notification_is_handed_back_once_by_the_last_listener_to_deliver_i
         assert {id(done) for done in handed_back} == set(sent)
     finally:
         assert processor.stop(timeout=5)
+
+
+def test_an_idle_listener_has_no_thread_and_the_next_notification_starts_one(monkeypatch):
+    """The delivery thread runs only while there is something to deliver; after it
+    ended, later notifications still arrive, in order, one at a time."""
+    monkeypatch.setattr(processor_module, "LISTENER_IDLE_EXIT", 0.01)
+    rec = Recorder()
+    listener = make_listener(rec, name="idle")
+    listener.start()
+    assert not [t for t in kubenb_threads() if t.name == "kubenb-listener-idle"]
+    for round_ in range(3):
+        for i in range(20):
+            listener.add(AddNotification(pod(f"p{round_}-{i}")))
+        expected = 20 * (round_ + 1)
+        wait_until(lambda: rec.count() == expected)  # noqa: B023 (read before the next round)
+        wait_until(lambda: not [t for t in kubenb_threads()
+                                if t.name == "kubenb-listener-idle"],
+                   what="the idle delivery thread to end")
+        assert listener.stats()["running"]  # started, not stopped: it has no thread now
+    assert [e[1] for e in rec.events] == [f"p{r}-{i}" for r in range(3) for i in range(20)]
+    listener.stop()
+    assert listener.join(5)
+    assert not listener.stats()["running"]

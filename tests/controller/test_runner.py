@@ -299,3 +299,47 @@ def test_enqueue_key_and_enqueue_owner_map_objects_to_keys() -> None:
     assert to_foo(_deployment(controller=False)) is None  # an owner, but not the controller
     assert enqueue_owner("Foo", group="samplecontroller.k8s.io")(dep) == "ns/example-foo"
     assert enqueue_owner("Foo", group="example.com")(dep) is None
+
+
+def _threads_of(name: str) -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith(f"kubenb-controller-{name}")]
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_n_workers_are_n_threads_and_stop_drains_what_is_queued(clock: FakeClock,
+                                                                 workers: int) -> None:
+    """The thread that leads the term is the first worker: `workers` threads in all.
+    Stopping wakes it at once, and queued keys are still reconciled (also by a lone
+    worker) before every thread ends."""
+    release = threading.Event()
+    done: list[str] = []
+
+    def reconcile(key: str) -> None:
+        release.wait(5)
+        done.append(key)
+
+    ctrl = Controller("lead", reconcile, clock=clock, workers=workers).run()
+    wait_until(lambda: len(_threads_of("lead")) == workers, what=f"{workers} thread(s)")
+    ctrl.run_until_idle(quiet=0)  # started, synced, nothing to do
+    assert len(_threads_of("lead")) == workers
+    for i in range(5):
+        ctrl.enqueue(f"ns/{i}")
+    stopper = threading.Thread(target=ctrl.stop)
+    stopper.start()
+    release.set()
+    stopper.join(10)
+    assert not stopper.is_alive()
+    assert sorted(done) == [f"ns/{i}" for i in range(5)]
+    assert _threads_of("lead") == []
+
+
+def test_stopping_an_idle_controller_wakes_its_leading_worker(clock: FakeClock) -> None:
+    """An idle worker waits for a key without a timeout worth the name (every change
+    notifies it): stop() must wake it, not leave it to that safety net."""
+    ctrl = Controller("idle-stop", Recorder(clock), clock=clock, workers=1).run()
+    ctrl.run_until_idle(quiet=0)
+    stopper = threading.Thread(target=ctrl.stop)
+    stopper.start()
+    stopper.join(10)  # far below the gate's 30 s safety net
+    assert not stopper.is_alive()
+    assert _threads_of("idle-stop") == []

@@ -175,8 +175,9 @@ def test_m119_add_after_while_shutting_down_is_ignored(clock, provider):
 
 def test_m119_heartbeat_rechecks_the_heap(clock, cleanup):
     q = cleanup(DelayingQueue(clock=clock))
+    q.add_after("later", 3 * MAX_WAIT)  # starts the waiting loop; due after the heartbeat
     wait_idle(q)
-    # Parked on the heartbeat alone (empty heap): the next wake is MAX_WAIT away.
+    # Parked on the heartbeat alone: the next wake is MAX_WAIT away.
     assert q._next_wake == clock.now() + MAX_WAIT
     seen = q._seen_generation
     clock.step(MAX_WAIT)
@@ -189,12 +190,16 @@ def test_m119_heartbeat_rechecks_the_heap(clock, cleanup):
 def test_m119_shut_down_drops_waiting_items_joins_thread_and_is_repeatable(clock):
     before = set(workqueue_threads())
     q = DelayingQueue(name="m119-drop", clock=clock)
+    # The waiting loop starts with the first item that must wait.
+    assert {t.name for t in workqueue_threads() if t not in before} == {
+        "kubenb-workqueue-metrics-m119-drop",
+    }
+    q.add_after("foo", 0.050)
     mine = [t for t in workqueue_threads() if t not in before]
     assert {t.name for t in mine} == {
         "kubenb-workqueue-delaying-m119-drop",
         "kubenb-workqueue-metrics-m119-drop",
     }
-    q.add_after("foo", 0.050)
     q.add("bar")
     q.shut_down()
     assert all(not t.is_alive() for t in mine)
@@ -326,3 +331,14 @@ def test_waiting_settled_says_nothing_is_due_until_the_clock_moves(clock, cleanu
     assert len(q) == 1
     q.shut_down()
     assert q.waiting_settled()
+
+
+def test_a_queue_never_asked_to_wait_starts_no_waiting_thread(clock):
+    before = set(workqueue_threads())
+    q = DelayingQueue(clock=clock)
+    q.add_after("now", 0)  # no wait: added at once, no thread
+    assert q.get() == ("now", False)
+    q.done("now")
+    assert q.waiting_settled()
+    assert [t for t in workqueue_threads() if t not in before] == []
+    q.shut_down()

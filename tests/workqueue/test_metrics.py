@@ -204,8 +204,6 @@ def test_o129_exact_metric_accounting(clock):
     rec = RecordingProvider()
     q = Queue(name="test", clock=clock, metrics_provider=rec, unfinished_work_update_period=0.001)
     try:
-        wait_until(clock.has_waiters, what="the updater to park on the clock")
-
         q.add("foo")
         assert (rec.adds.inc_count, rec.depth.gauge) == (1, 1)
         clock.step(50e-6)
@@ -213,6 +211,8 @@ def test_o129_exact_metric_accounting(clock):
         item, _ = q.get()
         assert item == "foo"
         assert rec.latency.observed == [5e-05]
+        # Something is processing: the updater runs on the clock now.
+        wait_until(clock.has_waiters, what="the updater to wait on the clock")
 
         for _ in range(5):  # re-added while processing: de-duplicated
             q.add(item)
@@ -253,9 +253,9 @@ def test_o129_exact_metric_accounting(clock):
 def test_o129_unfinished_work_sums_ages_and_longest_is_the_oldest(clock, provider):
     q = Queue(name="ages", clock=clock, metrics_provider=provider, unfinished_work_update_period=1)
     try:
-        wait_until(clock.has_waiters)
         q.add("a")
         q.get()
+        wait_until(clock.has_waiters)
         clock.step(0.25)
         q.add("b")
         q.get()
@@ -290,7 +290,9 @@ def test_o130_unfinished_work_loop_stops_at_shutdown(clock):
     before = set(workqueue_threads())
     q = Queue(name="stop", clock=clock, metrics_provider=rec, unfinished_work_update_period=0.001)
     (updater,) = new_threads(before)
-    wait_until(clock.has_waiters, what="the updater to park on the clock")
+    q.add("busy")
+    q.get()  # processing: the updater runs on the clock
+    wait_until(clock.has_waiters, what="the updater to wait on the clock")
     clock.step(0.001)
     assert rec.unfinished.changed.wait(5)
     wait_until(clock.has_waiters, what="the updater to park again")
@@ -302,6 +304,31 @@ def test_o130_unfinished_work_loop_stops_at_shutdown(clock):
     assert not clock.has_waiters()
     clock.step(3600)
     assert rec.unfinished.set_calls == calls
+
+
+def test_o130_the_updater_sleeps_off_the_clock_while_nothing_is_processing(clock):
+    """An idle queue wakes nothing; the gauges read 0 once the last item is done."""
+    rec = RecordingProvider()
+    q = Queue(name="idle", clock=clock, metrics_provider=rec, unfinished_work_update_period=1)
+    try:
+        assert not clock.has_waiters()
+        q.add("a")
+        q.get()
+        wait_until(clock.has_waiters, what="the updater to wait on the clock")
+        clock.step(1)
+        wait_until(lambda: rec.unfinished.set_value == 1.0, what="the first update")
+        q.done("a")
+        clock.step(1)  # the next tick sees nothing processing: 0, and off the clock
+        wait_until(lambda: rec.unfinished.set_value == 0.0 and not clock.has_waiters(),
+                   what="the updater to sleep")
+        calls = rec.unfinished.set_calls
+        clock.step(3600)
+        assert rec.unfinished.set_calls == calls
+        q.add("b")
+        q.get()  # wakes it
+        wait_until(clock.has_waiters, what="the updater to wait on the clock again")
+    finally:
+        q.shut_down()
 
 
 def test_o130_update_period_must_be_positive(clock):
