@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import yaml
 
 from kubenb.timeutil import now_rfc3339
@@ -34,21 +35,27 @@ __all__ = [
 ]
 
 _GO_ESCAPES = (
-    ("<", "\\u003c"),
-    (">", "\\u003e"),
-    ("&", "\\u0026"),
-    ("\u2028", "\\u2028"),
-    ("\u2029", "\\u2029"),
+    (b"<", b"\\u003c"),
+    (b">", b"\\u003e"),
+    (b"&", b"\\u0026"),
+    ("\u2028".encode(), b"\\u2028"),
+    ("\u2029".encode(), b"\\u2029"),
 )
+
+#: msgspec writes the compact UTF-8 JSON `json.dumps(separators=(",", ":"),
+#: ensure_ascii=False)` writes, keys in insertion order, at a fraction of the cost: a list
+#: response spent more than half its time in `json.dumps`. (Floats differ in one place
+#: only: an exponent is written `1e20`, not `1e+20`.)
+_ENCODER = msgspec.json.Encoder()
 
 
 def dumps(obj: Any) -> bytes:
     """Encode `obj` as Go would: compact, UTF-8, HTML-safe escapes, trailing newline."""
-    text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    data = _ENCODER.encode(obj)
     for raw, escaped in _GO_ESCAPES:
-        if raw in text:
-            text = text.replace(raw, escaped)
-    return text.encode("utf-8") + b"\n"
+        if raw in data:
+            data = data.replace(raw, escaped)
+    return data + b"\n"
 
 
 def dumps_line(obj: Any) -> bytes:
@@ -124,11 +131,11 @@ def loads_body(body: bytes, content_type: str) -> Any:
 def dumps_pretty(obj: Any) -> bytes:
     """`?pretty=true`: indented as Go's json.MarshalIndent(obj, "", "  ") writes it (the
     same escapes as `dumps`, and no trailing newline)."""
-    text = json.dumps(obj, indent=2, ensure_ascii=False)
+    data = json.dumps(obj, indent=2, ensure_ascii=False).encode("utf-8")
     for raw, escaped in _GO_ESCAPES:
-        if raw in text:
-            text = text.replace(raw, escaped)
-    return text.encode("utf-8")
+        if raw in data:
+            data = data.replace(raw, escaped)
+    return data
 
 
 def _is_token_char(char: str) -> bool:

@@ -116,3 +116,15 @@ def test_a_delete_body_with_a_bad_content_type_is_a_415(api: Api) -> None:
                        headers={"Content-Type": "application/json"})
     assert resp.status_code == 200
 
+
+
+def test_bodies_are_written_as_go_writes_them() -> None:
+    """Compact UTF-8, keys in stored order, Go's HTML-safe escapes (also in ?pretty)."""
+    from kubenb.server.encoding import dumps, dumps_pretty
+
+    obj = {"b": "<x> & y\u2028z\u2029", "a": "é ✓", "n": [1, 2.5, None, True], "t": "\t\x01"}
+    assert dumps(obj) == (b'{"b":"\\u003cx\\u003e \\u0026 y\\u2028z\\u2029","a":"'
+                          + "é ✓".encode() + b'","n":[1,2.5,null,true],"t":"\\t\\u0001"}\n')
+    assert json.loads(dumps(obj)) == obj
+    pretty = dumps_pretty(obj)
+    assert pretty.startswith(b'{\n  "b": "\\u003cx\\u003e \\u0026') and json.loads(pretty) == obj
