@@ -96,6 +96,7 @@ class Request:
     headers: Message | dict[str, str]
     body: bytes = b""
     user: UserInfo = ADMIN  # who sent it, once authenticated (and impersonated)
+    warnings: list[str] = field(default_factory=list)  # admission webhooks' warnings
 
     def header(self, name: str) -> str:
         value = self.headers.get(name)
@@ -156,7 +157,11 @@ class ApiHandler:
         """Route and answer; never raises (a bug becomes a 500 Status, not a traceback)."""
         result = self._answer(request)
         if isinstance(result, Response) and _wants_pretty(request):
-            return _pretty(result)
+            result = _pretty(result)
+        if request.warnings and isinstance(result, Response):
+            # As kube-apiserver: one `Warning: 299 - "text"` per warning, on an answer
+            # and on a denial alike.
+            result.headers.extend(("Warning", _warning_header(w)) for w in request.warnings)
         return result
 
     def _answer(self, request: Request) -> Response | WatchStream | pod_logs.LogStream:
@@ -438,7 +443,8 @@ class ApiHandler:
             operation, route.rtype, route.namespace or "", name, request.user,
             route.subresource, writer.dry_run,
             {k: v for k, v in (options or {}).items() if k in ("propagationPolicy",
-                                                                 "gracePeriodSeconds")})
+                                                                 "gracePeriodSeconds")},
+            warnings=request.warnings)
         return webhooks.admitted_write(self.webhooks, self.registry, writer, attrs, write,
                                        rewrite)
 
@@ -631,6 +637,13 @@ def _body_type(request: Request) -> str:
     if media not in _BODY_TYPES and media != protobuf.CONTENT_TYPE:
         raise errors.unsupported_media_type(_UNKNOWN_BODY_FORMAT)
     return media
+
+
+def _warning_header(text: str) -> str:
+    """RFC 7234's warn-value as kube-apiserver writes it: code 299, agent "-", the text
+    quoted with its quotes and backslashes escaped."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'299 - "{escaped}"'
 
 
 def _wants_pretty(request: Request) -> bool:

@@ -67,6 +67,7 @@ class AdmissionAttributes:
     subresource: str = ""
     dry_run: bool = False
     options: Obj = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # every webhook's, for the client
 
 
 class _CallFailed(Exception):
@@ -150,7 +151,7 @@ class Webhooks:
                ) -> Obj | None:
         """`obj` as the mutating webhooks leave it (each sees the last one's result)."""
         for hook in list(self._matching(MUTATING, attrs, obj, old)):
-            response = self._review(hook, attrs, obj, old)
+            response = self._review(hook, attrs, obj, old, validating=False)
             if response is None:
                 continue
             patch = response.get("patch")
@@ -161,7 +162,7 @@ class Webhooks:
     def validate(self, attrs: AdmissionAttributes, obj: Obj | None, old: Obj | None) -> None:
         """Raise the first denial (or failed call under failurePolicy Fail)."""
         for hook in list(self._matching(VALIDATING, attrs, obj, old)):
-            self._review(hook, attrs, obj, old)
+            self._review(hook, attrs, obj, old, validating=True)
 
     @staticmethod
     def _patched(hook: Obj, obj: Obj, patch: Any, patch_type: Any) -> Obj:
@@ -180,9 +181,10 @@ class Webhooks:
         return patched
 
     def _review(self, hook: Obj, attrs: AdmissionAttributes, obj: Obj | None,
-                old: Obj | None) -> Obj | None:
+                old: Obj | None, validating: bool) -> Obj | None:
         """The webhook's response if it allowed the request; raises its denial; None when
-        the call failed and failurePolicy is Ignore."""
+        the call failed and failurePolicy is Ignore. Its warnings go to `attrs.warnings`
+        (the client gets them as Warning headers, also with a denial)."""
         name = str(hook.get("name") or "")
         uid = str(uuid.uuid4())
         review = {"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1",
@@ -198,11 +200,15 @@ class Webhooks:
             if response.get("uid") != uid:
                 raise _CallFailed(f"expected response.uid={uid}, got "
                                   f"{response.get('uid', '')}")
+            if validating and response.get("patch"):
+                raise _CallFailed("received invalid webhook response: validating webhook "
+                                  "may not return response.patch")
         except _CallFailed as exc:
             if hook.get("failurePolicy") == "Ignore":
                 return None
             raise errors.internal_error(
                 f'failed calling webhook "{name}": {exc}') from None
+        attrs.warnings.extend(str(w) for w in response.get("warnings") or () if w)
         if response.get("allowed") is True:
             return response
         raise _denied(name, _dict(response.get("status")))

@@ -210,3 +210,49 @@ def test_a_rule_resource_matches_as_kube_apiservers_matcher(
         assert status.status_code == 200, status.text
         seen = [r["request"].get("subResource", "") for r in hooks.reviews]
         assert ("status" in seen) is sent["status"]
+
+
+def _warn_or_patch(review: dict[str, Any]) -> dict[str, Any]:
+    name = review["request"]["name"]
+    if name.startswith("warned"):
+        return {"allowed": True, "warnings": ["first warning", 'a "quoted" \\ one']}
+    if name.startswith("denied"):
+        return {"allowed": False, "warnings": ["careful"],
+                "status": {"code": 403, "message": "no way"}}
+    return json_patch({"op": "add", "path": "/data/x", "value": "y"})
+
+
+def test_webhook_warnings_reach_the_client_also_with_a_denial(admin: Api) -> None:
+    """kube-apiserver v1.32 sends each warning as `Warning: 299 - "text"` (quotes and
+    backslashes escaped), on a created object and on a denial alike."""
+    with webhook_server(_warn_or_patch) as hooks:
+        _install(admin, "ValidatingWebhookConfiguration", "kubenb-warn", [hook(
+            "warn.kubenb.example", {"url": hooks.url(), "caBundle": hooks.ca_bundle},
+            **ONLY_HERE)])
+        created = admin.post(CMS, {"metadata": {"name": "warned"}})
+        assert created.status_code == 201
+        assert created.headers["Warning"] == ('299 - "first warning", '
+                                              '299 - "a \\"quoted\\" \\\\ one"')
+        denied = admin.post(CMS, {"metadata": {"name": "denied"}})
+        assert denied.status_code == 403 and denied.headers["Warning"] == '299 - "careful"'
+
+
+@pytest.mark.parametrize("policy", ["Fail", "Ignore"])
+def test_a_validating_webhook_that_returns_a_patch_answered_badly(admin: Api,
+                                                                  policy: str) -> None:
+    """A patch from a validating webhook is an invalid answer: the real server's 500 under
+    Fail (its message, seen against kube-apiserver v1.32), the write goes on under Ignore."""
+    with webhook_server(_warn_or_patch) as hooks:
+        _install(admin, "ValidatingWebhookConfiguration", "kubenb-patching", [hook(
+            "patching.kubenb.example", {"url": hooks.url(), "caBundle": hooks.ca_bundle},
+            failurePolicy=policy, **ONLY_HERE)])
+        resp = admin.post(CMS, {"metadata": {"name": "patched"}, "data": {"a": "b"}})
+    if policy == "Ignore":
+        assert resp.status_code == 201 and resp.json()["data"] == {"a": "b"}
+        return
+    message = ('failed calling webhook "patching.kubenb.example": received invalid webhook '
+               "response: validating webhook may not return response.patch")
+    assert resp.status_code == 500
+    assert resp.json()["message"] == f"Internal error occurred: {message}"
+    assert resp.json()["details"] == {"causes": [{"message": message}]}
+    assert admin.get(f"{CMS}/patched").status_code == 404
