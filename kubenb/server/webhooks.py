@@ -8,7 +8,8 @@ matches pods themselves too, as kube-apiserver's matcher does) and scope, whose
 cluster-scoped objects always match) and whose `objectSelector` matches the new or the old
 object. Mutating webhooks run first, one after another (configurations by name,
 webhooks in order), each seeing the object as the one before left it, and their JSONPatch is
-applied; then the validating ones. A webhook is reached at `clientConfig.url`, or at
+applied; a webhook with `reinvocationPolicy: IfNeeded` that a later one changed the object
+after is called once more; then the validating ones. A webhook is reached at `clientConfig.url`, or at
 `clientConfig.service` (HTTPS to the service's endpoint addresses, the certificate checked
 for `NAME.NAMESPACE.svc`: kubenb has no cluster network, so the Service's Endpoints name
 where its server listens), trusting `caBundle`. `timeoutSeconds` (default 10) bounds a
@@ -19,7 +20,7 @@ on without it. A denial is the real Status: `admission webhook "NAME" denied the
 The objects a webhook sees are the server's own answer to the write made as a dry run
 (defaulted; a new object without uid and creationTimestamp for the mutating webhooks, as
 on a real server). Not done: `matchConditions` (CEL),
-`matchPolicy: Equivalent` (other versions of a resource), `reinvocationPolicy`, webhooks on
+`matchPolicy: Equivalent` (other versions of a resource), webhooks on
 server-side apply and on subresources other than those written through the generic
 handlers, and ValidatingAdmissionPolicy (CEL).
 """
@@ -150,14 +151,27 @@ class Webhooks:
     def mutate(self, attrs: AdmissionAttributes, obj: Obj | None, old: Obj | None
                ) -> Obj | None:
         """`obj` as the mutating webhooks leave it (each sees the last one's result)."""
-        for hook in list(self._matching(MUTATING, attrs, obj, old)):
-            response = self._review(hook, attrs, obj, old, validating=False)
-            if response is None:
-                continue
-            patch = response.get("patch")
-            if patch and obj is not None:
-                obj = self._patched(hook, obj, patch, response.get("patchType"))
+        hooks = list(self._matching(MUTATING, attrs, obj, old))
+        last_change = -1  # the index of the last webhook that changed the object
+        for index, hook in enumerate(hooks):
+            changed = self._mutate_once(hook, attrs, obj, old)
+            if changed is not None:
+                obj, last_change = changed, index
+        # reinvocationPolicy IfNeeded: a webhook that ran before a later one changed the
+        # object is called once more, in order (a change made then reinvokes no webhook).
+        for index, hook in enumerate(hooks):
+            if hook.get("reinvocationPolicy") == "IfNeeded" and index < last_change:
+                obj = self._mutate_once(hook, attrs, obj, old) or obj
         return obj
+
+    def _mutate_once(self, hook: Obj, attrs: AdmissionAttributes, obj: Obj | None,
+                     old: Obj | None) -> Obj | None:
+        """The object as one call of a mutating webhook changed it (None: unchanged)."""
+        response = self._review(hook, attrs, obj, old, validating=False)
+        if response is None or not response.get("patch") or obj is None:
+            return None
+        patched = self._patched(hook, obj, response["patch"], response.get("patchType"))
+        return patched if patched != obj else None
 
     def validate(self, attrs: AdmissionAttributes, obj: Obj | None, old: Obj | None) -> None:
         """Raise the first denial (or failed call under failurePolicy Fail)."""

@@ -256,3 +256,34 @@ def test_a_validating_webhook_that_returns_a_patch_answered_badly(admin: Api,
     assert resp.json()["message"] == f"Internal error occurred: {message}"
     assert resp.json()["details"] == {"causes": [{"message": message}]}
     assert admin.get(f"{CMS}/patched").status_code == 404
+
+
+@pytest.mark.parametrize("policy", ["IfNeeded", "Never"])
+def test_a_mutating_webhook_is_called_again_if_needed(admin: Api, policy: str) -> None:
+    """`first` copies label b into label a, `second` sets b: with IfNeeded, `first` sees
+    what `second` did, once; with Never, it does not."""
+    def first(review: dict[str, Any]) -> dict[str, Any]:
+        labels = review["request"]["object"]["metadata"].get("labels") or {}
+        value = labels.get("b", "none")
+        if labels.get("a") == value:
+            return {"allowed": True}
+        return json_patch({"op": "add", "path": "/metadata/labels",
+                           "value": {**labels, "a": value}})
+
+    def second(review: dict[str, Any]) -> dict[str, Any]:
+        labels = review["request"]["object"]["metadata"].get("labels") or {}
+        return json_patch({"op": "add", "path": "/metadata/labels", "value": {**labels, "b": "1"}})
+
+    with webhook_server(first) as one, webhook_server(second) as two:
+        _install(admin, "MutatingWebhookConfiguration", "kubenb-a-first", [hook(
+            "first.kubenb.example", {"url": one.url("/mutate"), "caBundle": one.ca_bundle},
+            reinvocationPolicy=policy, **ONLY_HERE)])
+        _install(admin, "MutatingWebhookConfiguration", "kubenb-b-second", [hook(
+            "second.kubenb.example", {"url": two.url("/mutate"), "caBundle": two.ca_bundle},
+            **ONLY_HERE)])
+        resp = admin.post(CMS, {"metadata": {"name": "labelled"}})
+        assert resp.status_code == 201, resp.text
+        labels = resp.json()["metadata"]["labels"]
+        calls = len(one.reviews)
+    assert labels == ({"a": "1", "b": "1"} if policy == "IfNeeded" else {"a": "none", "b": "1"})
+    assert calls == (2 if policy == "IfNeeded" else 1)
