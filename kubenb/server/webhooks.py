@@ -9,10 +9,10 @@ cluster-scoped objects always match) and whose `objectSelector` matches the new 
 object. Mutating webhooks run first, one after another (configurations by name,
 webhooks in order), each seeing the object as the one before left it, and their JSONPatch is
 applied; a webhook with `reinvocationPolicy: IfNeeded` that a later one changed the object
-after is called once more; then the validating ones. A webhook is reached at `clientConfig.url`, or at
-`clientConfig.service` (HTTPS to the service's endpoint addresses, the certificate checked
-for `NAME.NAMESPACE.svc`: kubenb has no cluster network, so the Service's Endpoints name
-where its server listens), trusting `caBundle`. `timeoutSeconds` (default 10) bounds a
+after is called once more; then the validating ones. A webhook is reached at
+`clientConfig.url`, or at `clientConfig.service` (HTTPS to the service's endpoint
+addresses, the certificate checked for `NAME.NAMESPACE.svc`: kubenb has no cluster
+network, so the Service's Endpoints name where its server listens), trusting `caBundle`. `timeoutSeconds` (default 10) bounds a
 call; `failurePolicy` Fail (the default) turns a failed call into the real 500, Ignore goes
 on without it. A denial is the real Status: `admission webhook "NAME" denied the request:
 ...` with the webhook's code (at least 400).
