@@ -6,23 +6,22 @@ operation, group, version, resource (`pods`, `pods/status`, `*/status`, `*`, `*/
 matches pods themselves too, as kube-apiserver's matcher does) and scope, whose
 `namespaceSelector` matches the labels of the object's namespace (a Namespace's own labels;
 cluster-scoped objects always match) and whose `objectSelector` matches the new or the old
-object. Mutating webhooks run first, one after another (configurations by name,
-webhooks in order), each seeing the object as the one before left it, and their JSONPatch is
-applied; a webhook with `reinvocationPolicy: IfNeeded` that a later one changed the object
-after is called once more; then the validating ones. A webhook is reached at
-`clientConfig.url`, or at `clientConfig.service` (HTTPS to the service's endpoint
-addresses, the certificate checked for `NAME.NAMESPACE.svc`: kubenb has no cluster
-network, so the Service's Endpoints name where its server listens), trusting `caBundle`. `timeoutSeconds` (default 10) bounds a
+object. Mutating webhooks run first, one after another (configurations by name, webhooks in
+order), each seeing the object as the one before left it, and their JSONPatch is applied; a
+webhook with `reinvocationPolicy: IfNeeded` that a later one changed the object after is
+called once more; then the validating ones. A webhook is reached at `clientConfig.url`, or
+at `clientConfig.service` (HTTPS to the service's endpoint addresses, the certificate
+checked for `NAME.NAMESPACE.svc`: kubenb has no cluster network, so the Service's Endpoints
+name where its server listens), trusting `caBundle`. `timeoutSeconds` (default 10) bounds a
 call; `failurePolicy` Fail (the default) turns a failed call into the real 500, Ignore goes
 on without it. A denial is the real Status: `admission webhook "NAME" denied the request:
 ...` with the webhook's code (at least 400).
 
 The objects a webhook sees are the server's own answer to the write made as a dry run
-(defaulted; a new object without uid and creationTimestamp for the mutating webhooks, as
-on a real server). Not done: `matchConditions` (CEL),
-`matchPolicy: Equivalent` (other versions of a resource), webhooks on
-server-side apply and on subresources other than those written through the generic
-handlers, and ValidatingAdmissionPolicy (CEL).
+(defaulted; a new object without uid and creationTimestamp for the mutating webhooks, as on
+a real server). Not done: `matchConditions` (CEL), `matchPolicy: Equivalent` (other versions
+of a resource), webhooks on server-side apply and on subresources other than those written
+through the generic handlers, and ValidatingAdmissionPolicy (CEL).
 """
 
 from __future__ import annotations
