@@ -12,12 +12,13 @@ when no log is active.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["RequestLog", "RequestRecord", "observe_request", "record_requests"]
+__all__ = ["RequestBuffer", "RequestLog", "RequestRecord", "observe_request",
+           "record_requests"]
 
 
 @dataclass(frozen=True, order=True)
@@ -71,17 +72,46 @@ class RequestLog:
             self._counts.clear()
 
 
-_ACTIVE: ContextVar[RequestLog | None] = ContextVar("kubenb_request_log", default=None)
+class RequestBuffer(list[RequestRecord]):
+    """A bare list of records, for a recorder that takes them after each unit of work:
+    a controller's worker thread keeps one active for its whole life and takes what
+    each reconcile left (no per-reconcile set-up, so a reconcile that makes no request
+    costs nothing here)."""
+
+    add = list.append
+
+    def take(self) -> list[RequestRecord]:
+        """What was recorded since the last take, in order; the buffer is emptied."""
+        if not self:
+            return []
+        taken = self[:]
+        self.clear()
+        return taken
 
 
-@contextmanager
-def record_requests(log: RequestLog) -> Iterator[RequestLog]:
-    """Record the requests this thread makes inside the block into `log`."""
-    token = _ACTIVE.set(log)
-    try:
-        yield log
-    finally:
-        _ACTIVE.reset(token)
+_ACTIVE: ContextVar[RequestLog | RequestBuffer | None] = ContextVar(
+    "kubenb_request_log", default=None)
+
+
+class record_requests:
+    """`with record_requests(log):` records the requests this thread makes inside the
+    block into `log`. A class rather than a generator: a controller enters one around
+    every reconcile, and this costs a fifth of what @contextmanager does."""
+
+    __slots__ = ("_log", "_token")
+
+    def __init__(self, log: Any) -> None:
+        self._log = log
+        self._token: Token[Any] | None = None
+
+    def __enter__(self) -> Any:
+        self._token = _ACTIVE.set(self._log)
+        return self._log
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _ACTIVE.reset(self._token)
+            self._token = None
 
 
 def observe_request(method: str, path: str, params: Mapping[str, str] | None = None) -> None:

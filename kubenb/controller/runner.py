@@ -48,7 +48,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kubenb.cache.on_stop import StopEvent, on_stop
 from kubenb.cache.wait import wait_for_cache_sync
-from kubenb.client.request_log import RequestLog, RequestRecord, record_requests
+from kubenb.client.request_log import (
+    RequestBuffer,
+    RequestLog,
+    RequestRecord,
+    record_requests,
+)
 from kubenb.clock import Clock, RealClock
 from kubenb.controller.enqueue import EnqueueFunc, EnqueueHandler, enqueue_key, enqueue_owner
 from kubenb.controller.gate import WorkerGate
@@ -353,18 +358,25 @@ class Controller:
         self._process(queue, key)
         return True
 
-    def _process(self, queue: RateLimitingInterface, key: Any) -> None:
-        """processNextWorkItem after the Get: reconcile, forget or requeue, done."""
+    def _process(self, queue: RateLimitingInterface, key: Any,
+                 buffer: RequestBuffer | None = None) -> None:
+        """processNextWorkItem after the Get: reconcile, forget or requeue, done.
+
+        `buffer` is the worker thread's request recorder, active for its whole life
+        (see `_run_worker`); without one (a key run by hand) one is made for this key."""
+        if buffer is None:
+            buffer = RequestBuffer()
+            with record_requests(buffer):
+                self._process(queue, key, buffer)
+            return
         clock = self.clock
         start = clock.now()
         in_flight = self._in_flight
         in_flight[key] = start  # for diagnostics; one dict operation is atomic, no lock
         outcome = "error"
-        calls = RequestLog()
         try:
             try:
-                with record_requests(calls):
-                    result = self.reconcile(key)
+                result = self.reconcile(key)
             except Exception as err:
                 self._handle_error(queue, key, err)
             else:
@@ -380,22 +392,21 @@ class Controller:
                 elif outcome == "requeue_after":
                     self._requeues_after += 1
             self._durations.observe(elapsed if elapsed > 0 else 0.0)
-            self._remember_requests(key, calls)
+            self._remember_requests(key, buffer.take())
             queue.done(key)
             in_flight.pop(key, None)
             if self._waiters:
                 with self._cond:
                     self._cond.notify_all()
 
-    def _remember_requests(self, key: Any, calls: RequestLog) -> None:
-        records = calls.records()
+    def _remember_requests(self, key: Any, records: list[RequestRecord]) -> None:
         for record in records:
             self.requests.add(record)
+        by_key = self.requests_by_key
         with self._lock:
-            by_key = self.requests_by_key
             by_key.pop(key, None)
             by_key[key] = records
-            while len(by_key) > _KEYS_REMEMBERED:
+            if len(by_key) > _KEYS_REMEMBERED:  # one key in, at most one out
                 del by_key[next(iter(by_key))]
 
     def _handle_result(self, queue: RateLimitingInterface, key: Any, result: Any) -> str:
@@ -532,11 +543,13 @@ class Controller:
     def _run_worker(self, queue: RateLimitingInterface, stop: threading.Event,
                     until_stop: bool = False) -> None:
         """Reconcile keys until the queue shuts down (or, `until_stop`, `stop` is set)."""
-        while True:
-            key, shutdown = self._take(queue, stop, until_stop)
-            if shutdown:
-                return
-            self._process(queue, key)
+        buffer = RequestBuffer()
+        with record_requests(buffer):  # this thread's requests: its reconciles'
+            while True:
+                key, shutdown = self._take(queue, stop, until_stop)
+                if shutdown:
+                    return
+                self._process(queue, key, buffer)
 
     def _take(self, queue: RateLimitingInterface, stop: threading.Event,
               until_stop: bool = False) -> tuple[Any, bool]:
@@ -693,6 +706,12 @@ class Controller:
 
     def _poll_worker(self, queue: RateLimitingInterface, session: threading.Event) -> None:
         """A worker that never blocks in `get()`, so it can leave when the session ends."""
+        buffer = RequestBuffer()
+        with record_requests(buffer):  # reset when the session ends: this thread may be
+            self._poll(queue, session, buffer)  # the caller's own
+
+    def _poll(self, queue: RateLimitingInterface, session: threading.Event,
+              buffer: RequestBuffer) -> None:
         while not session.is_set():
             key: Any = None
             with self._get_lock:
@@ -701,7 +720,7 @@ class Controller:
                     if shutdown:
                         return
             if key is not None:
-                self._process(queue, key)
+                self._process(queue, key, buffer)
                 continue
             with self._cond:
                 if session.is_set():
