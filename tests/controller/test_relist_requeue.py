@@ -5,11 +5,10 @@ reaches no handler. A controller that maps such objects to other keys (a Secret 
 ConfigMap that owns it) would never hear of that key again; so a relist of any informer
 it watches queues every key of every informer it watches, as a resync would.
 
-The stress test (tests/controller/mirror_scenario.py) is the scenario that lost a key
-about once in 30-50 runs before: the cause was exactly this gap. The controller made
-its Secret while the Secrets informer was relisting after compaction (a 410), the load
-deleted the Secret before the list was read, and nothing ever reconciled that
-ConfigMap again.
+The stress scenario (tests/controller/mirror_scenario.py) shows why: without the
+re-queue a key is lost when the controller makes its Secret while the Secrets informer
+is relisting after compaction (a 410) and the load deletes that Secret before the list
+is read; nothing would ever reconcile that ConfigMap again.
 """
 
 from __future__ import annotations
@@ -77,7 +76,7 @@ def test_a_relist_of_an_owned_resource_reconciles_every_owner_again() -> None:
 @pytest.mark.parametrize("seed", [7, 11])
 def test_the_mirror_controller_converges_after_random_operations_and_faults(
         seed: int) -> None:
-    """The scenario of this module's docstring, two runs (the same seeds ran 200 times
-    in a row under load, both CPUs busy, before this test was kept)."""
+    """The scenario of this module's docstring, two runs (`python -m
+    tests.controller.mirror_scenario --runs 200` repeats it)."""
     outcome = run_scenario(seed, deadline=60.0)
     assert outcome.wrong == [], "\n".join(outcome.wrong + outcome.diagnosis)
