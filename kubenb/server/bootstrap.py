@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 import ipaddress
 import json
-import threading
 import uuid
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,8 @@ from kubenb.server.apply import Manager
 from kubenb.server.encoding import now_rfc3339
 from kubenb.server.registry import Registry
 
-__all__ = ["default_rbac", "ensure_cluster_objects"]
+__all__ = ["STORED_DEFAULT_RBAC", "default_rbac", "ensure_cluster_objects", "make_default_rbac",
+           "stored_default_rbac", "unstamped"]
 
 _APISERVER = Manager("kube-apiserver")
 
@@ -107,43 +107,65 @@ _RBAC_PLURALS = {"ClusterRole": "clusterroles", "ClusterRoleBinding": "clusterro
                  "Role": "roles", "RoleBinding": "rolebindings"}
 
 
-_made: list[tuple[str, str, str, dict[str, Any]]] = []  # objects as the registry made them
-_made_lock = threading.Lock()
+Made = tuple[str, str, str, dict[str, Any]]  # storage key, namespace, name, object
+
+#: default_rbac.json's objects as the registry makes them (defaults, managed fields), with
+#: "" where each server stamps its own uid, creationTimestamp, resourceVersion and
+#: managed fields' time. Making them through the registry takes ~60 ms, a third of a
+#: cluster's start; tests/server/test_bootstrap.py checks this file against
+#: `make_default_rbac` (and rewrites it with `python -m tests.server.test_bootstrap`).
+STORED_DEFAULT_RBAC = Path(__file__).with_name("default_rbac_stored.json")
+
+
+def make_default_rbac(registry: Registry) -> list[Made]:
+    """Create every bootstrap RBAC object `registry` does not hold yet, the registry's own
+    way; returns them as made."""
+    group = "rbac.authorization.k8s.io"
+    made = []
+    for obj in default_rbac():
+        rtype = registry.types.lookup(group, "v1", _RBAC_PLURALS[obj["kind"]])
+        assert rtype is not None
+        meta = obj["metadata"]
+        namespace = meta.get("namespace", "")
+        if registry.storage.get(rtype.key, namespace, meta["name"]) is not None:
+            continue
+        body = {k: json.loads(json.dumps(v)) for k, v in obj.items() if k != "kind"}
+        created = registry.create(rtype, namespace, body, manager=_APISERVER)
+        made.append((rtype.key, namespace, meta["name"], json.loads(json.dumps(created))))
+    return made
+
+
+def unstamped(made: Made) -> Made:
+    """`made` with "" for what each server stamps anew (see STORED_DEFAULT_RBAC)."""
+    key, namespace, name, obj = made
+    obj = json.loads(json.dumps(obj))
+    meta = obj["metadata"]
+    meta["uid"] = meta["creationTimestamp"] = meta["resourceVersion"] = ""
+    for entry in meta.get("managedFields") or []:
+        entry["time"] = ""
+    return key, namespace, name, obj
+
+
+@functools.lru_cache(maxsize=1)
+def stored_default_rbac() -> tuple[Made, ...]:
+    """STORED_DEFAULT_RBAC, read once."""
+    rows = json.loads(STORED_DEFAULT_RBAC.read_text(encoding="utf-8"))
+    return tuple((key, namespace, name, obj) for key, namespace, name, obj in rows)
 
 
 def _default_rbac(registry: Registry) -> None:
-    """Every bootstrap Role, ClusterRole and binding that is not stored yet.
-
-    The first server of a process makes them through its registry (defaults, managed
-    fields); later ones store copies with their own uid and time, which is what the
-    registry would make and takes a fiftieth of the time (a server starts per test)."""
-    group = "rbac.authorization.k8s.io"
+    """Every bootstrap Role, ClusterRole and binding that is not stored yet: copies of
+    the stored ones, each with its own uid and time (what the registry would make)."""
     storage = registry.storage
-    with _made_lock:
-        if _made:
-            stamp = now_rfc3339()
-            for key, namespace, name, made in _made:
-                if storage.get(key, namespace, name) is None:
-                    obj = json.loads(json.dumps(made))
-                    meta = obj["metadata"]
-                    meta["uid"], meta["creationTimestamp"] = str(uuid.uuid4()), stamp
-                    for entry in meta.get("managedFields") or []:
-                        entry["time"] = stamp
-                    storage.put(key, namespace, name, obj)
-            return
-        made_now = []
-        for obj in default_rbac():
-            rtype = registry.types.lookup(group, "v1", _RBAC_PLURALS[obj["kind"]])
-            assert rtype is not None
+    stamp = now_rfc3339()
+    for key, namespace, name, made in stored_default_rbac():
+        if storage.get(key, namespace, name) is None:
+            obj = json.loads(json.dumps(made))
             meta = obj["metadata"]
-            namespace = meta.get("namespace", "")
-            if storage.get(rtype.key, namespace, meta["name"]) is not None:
-                continue
-            body = {k: json.loads(json.dumps(v)) for k, v in obj.items() if k != "kind"}
-            created = registry.create(rtype, namespace, body, manager=_APISERVER)
-            made_now.append((rtype.key, namespace, meta["name"], json.loads(json.dumps(created))))
-        if len(made_now) == len(default_rbac()):
-            _made.extend(made_now)
+            meta["uid"], meta["creationTimestamp"] = str(uuid.uuid4()), stamp
+            for entry in meta.get("managedFields") or []:
+                entry["time"] = stamp
+            storage.put(key, namespace, name, obj)
 
 
 def ensure_cluster_objects(registry: Registry, host: str, port: int, tls: bool) -> None:
