@@ -21,9 +21,7 @@ from kubenb.server import errors, rbac
 from kubenb.server.authentication import UserInfo
 from kubenb.server.continue_tokens import CONTINUE_EXPIRED, decode_continue, encode_continue
 from kubenb.server.handlers import Request, Response, status_response
-from kubenb.server.params import bool_param
-from kubenb.server.request_info import Attributes
-from kubenb.server.resources import ResourceRegistry
+from kubenb.server.request_info import Attributes, request_attributes
 from kubenb.server.storage import Storage
 
 __all__ = [
@@ -54,41 +52,20 @@ class RequestInfo:
     name: str = ""
 
 
-def request_info(method: str, path: str, params: dict[str, str],
-                 types: ResourceRegistry | None = None) -> RequestInfo | None:
-    """The verb and resource of a resource request; None for discovery, health, /version,
-    OpenAPI and anything else that is not a resource (those are never failed)."""
-    parts = [p for p in path.split("/") if p]
-    if len(parts) >= 3 and parts[0] == "api":
-        group, version, rest = "", parts[1], parts[2:]
-    elif len(parts) >= 4 and parts[0] == "apis":
-        group, version, rest = parts[1], parts[2], parts[3:]
-    else:
-        return None
-    namespace: str | None = None
-    if rest[0] == "namespaces" and len(rest) >= 3 and _is_namespaced(types, group, version,
-                                                                     rest[2]):
-        namespace, rest = rest[1], rest[2:]
-    resource = rest[0]
-    name = rest[1] if len(rest) > 1 else ""
-    subresource = rest[2] if len(rest) > 2 else ""
-    method = method.upper()
-    watch = bool(bool_param(params, "watch"))
-    verbs = {"GET": "get" if name else "watch" if watch else "list",
-             "POST": "create", "PUT": "update", "PATCH": "patch",
-             "DELETE": "delete" if name else "deletecollection"}
-    verb = verbs.get("GET" if method == "HEAD" else method)
-    if verb is None:
-        return None
-    return RequestInfo(verb, resource, group, subresource, namespace, name)
+def request_info(method: str, path: str, params: dict[str, str]) -> RequestInfo | None:
+    """The verb and resource of a resource request, as the authorizer reads it
+    (kubenb.server.request_info); None for discovery, health, /version, OpenAPI and
+    anything else that is not a resource (those are never failed)."""
+    return _info(request_attributes(method, path, params))
 
 
-def _is_namespaced(types: ResourceRegistry | None, group: str, version: str,
-                   plural: str) -> bool:
-    if types is None:
-        return plural not in ("status", "finalize")
-    rtype = types.lookup(group, version, plural)
-    return rtype is not None and rtype.namespaced
+def _info(attrs: Attributes) -> RequestInfo | None:
+    if not attrs.resource_request or not attrs.resource or attrs.verb not in VERBS:
+        return None
+    # A namespace is cluster-scoped: rules on "namespaces" see no namespace of their own.
+    namespace = attrs.namespace if attrs.namespace and attrs.resource != "namespaces" else None
+    return RequestInfo(attrs.verb, attrs.resource, attrs.api_group, attrs.subresource,
+                       namespace, attrs.name)
 
 
 @dataclass
@@ -122,9 +99,8 @@ class FailRule:
 class Faults:
     """The fault switches of one EmbeddedServer (`server.faults`); thread-safe."""
 
-    def __init__(self, storage: Storage, types: ResourceRegistry | None = None) -> None:
+    def __init__(self, storage: Storage) -> None:
         self._storage = storage
-        self._types = types
         self._lock = threading.Lock()
         self._rules: list[FailRule] = []
         self._latency: dict[str | None, float] = {}
@@ -261,13 +237,14 @@ class Faults:
 
     def intercept(self, request: Request) -> Response | None:
         """Delay and/or fail this request as the switches say; None lets it through."""
-        info = request_info(request.method, request.path, request.params, self._types)
+        attrs = request_attributes(request.method, request.path, request.params)
+        info = _info(attrs)
         if info is None:
             return None
         self._delay(info.verb)
         rule = self._pick(info)
         if rule is not None:
-            return self._failure(rule, info)
+            return self._failure(rule, attrs)
         if info.verb == "list" and request.params.get("continue"):
             return self._expired_continue(request.params)
         return None
@@ -294,12 +271,9 @@ class Faults:
         return None
 
     @staticmethod
-    def _failure(rule: FailRule, info: RequestInfo) -> Response:
+    def _failure(rule: FailRule, attrs: Attributes) -> Response:
         if rule.code == 403:
-            return status_response(rbac.forbidden(UserInfo(rule.user), Attributes(
-                info.verb, api_group=info.group, resource=info.resource,
-                subresource=info.subresource, namespace=info.namespace or "",
-                name=info.name)))
+            return status_response(rbac.forbidden(UserInfo(rule.user), attrs))
         if rule.code == 429:
             err = errors.StatusError(errors.status_body(
                 429, "TooManyRequests", _TOO_MANY_REQUESTS,

@@ -95,7 +95,7 @@ class EmbeddedServer:
         self.registry = Registry(self.storage, self.types, too_large_rv_wait=too_large_rv_wait)
         for namespace in SYSTEM_NAMESPACES:
             self.registry.ensure_namespace(namespace)
-        self.faults = Faults(self.storage, self.types)
+        self.faults = Faults(self.storage)
         self._churns: list[Churn] = []
         self._replays: list[Replay] = []
         self._stop = threading.Event()
