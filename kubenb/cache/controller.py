@@ -1,10 +1,15 @@
 """Controller: a Reflector filling a queue, and `process_loop` draining it.
 
-client-go's `tools/cache/controller.go`. `run(stop)` starts the Reflector on its own
-thread and pops the queue on the caller's thread until `stop` is set, when the queue
-is closed and both end. `process_deltas` is the one place deltas become store writes
-and handler calls, store first (H73). `new_informer`/`new_indexer_informer` wire a
-queue, a store and a handler the way client-go's constructors of the same names do.
+client-go's `tools/cache/controller.go`. `run(stop)` runs the Reflector on the
+caller's thread until `stop` is set, when the queue is closed. The queues of
+tools/cache are popped by a `kubenb-process-<name>` thread that runs only while
+deltas flow (it ends after PROCESS_IDLE seconds with nothing queued, and the next
+write starts another: a blocked goroutine costs Go nothing, a Python thread does, and
+most informers of a cluster are idle); another queue is popped by a thread that lives
+as long as the Reflector, as in client-go. `process_deltas` is the one place deltas
+become store writes and handler calls, store first (H73).
+`new_informer`/`new_indexer_informer` wire a queue, a store and a handler the way
+client-go's constructors of the same names do.
 """
 
 from __future__ import annotations
@@ -19,12 +24,15 @@ from kubenb.cache.keys import deletion_handling_meta_namespace_key_func
 from kubenb.cache.listwatch import ListerWatcher
 from kubenb.cache.on_stop import on_stop
 from kubenb.cache.protocols import Queue
+from kubenb.cache.queue_base import QueueBase, QueueIdleError
 from kubenb.cache.reflector import Reflector
 from kubenb.cache.store import Indexer, Store, new_indexer, new_store
+from kubenb.cache.weak import weak_method
 from kubenb.clock import Clock, RealClock
 from kubenb.errors import FIFOClosedError
 
 __all__ = [
+    "PROCESS_IDLE",
     "Controller",
     "ProcessFunc",
     "new_indexer_informer",
@@ -36,6 +44,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 ProcessFunc = Callable[[Sequence[Delta], bool], None]
+
+#: Real seconds a process loop waits on an empty queue before its thread ends.
+PROCESS_IDLE = 1.0
 
 
 def new_queue(kind: str, known_objects: Any, transformer: Callable[[Any], Any] | None,
@@ -99,28 +110,46 @@ class Controller:
         self._held: tuple[Any, bool] | None = None
         self._last_step: Any = None
         self.steps = 0
+        self._process_threads: list[threading.Thread] = []
 
     def __repr__(self) -> str:
         return f"Controller({self.name!r}, synced={self.has_synced()})"
 
     def run(self, stop: threading.Event) -> None:
-        """Block until `stop`: Reflector on a thread, `process_loop` here (H78)."""
+        """Block until `stop`, running the Reflector here and `process_loop` on a thread
+        of its own (H78); every thread started is joined before this returns."""
         reflector = Reflector(self.list_watcher, self.queue, self.full_resync_period,
                               name=self.name, clock=self.clock,
                               should_resync=self.should_resync, **self.reflector_options)
         with self._lock:
             self.reflector = reflector
-        reflector_thread = threading.Thread(target=reflector.run, args=(stop,), daemon=True,
-                                            name=f"kubenb-reflector-{self.name}")
-        reflector_thread.start()
+            self._process_threads = []
         closing = on_stop(stop, self._close)
         try:
-            while not stop.is_set():
-                self.process_loop()
+            if isinstance(self.queue, QueueBase):
+                # weakly: the queue must not keep its Controller (and cache) alive
+                self.queue.consume_on_demand(weak_method(self._start_process_thread),
+                                             PROCESS_IDLE)
+            else:
+                self._start_process_thread()
+            reflector.run(stop)
         finally:
             self.queue.close()
             closing.cancel()
-            reflector_thread.join()
+            with self._lock:
+                threads, self._process_threads = self._process_threads, []
+            for thread in threads:
+                thread.join()
+
+    def _start_process_thread(self) -> None:
+        """Start a thread running `process_loop` (for an on-demand queue: called under
+        its lock, by the write that found no consumer)."""
+        thread = threading.Thread(target=self.process_loop, daemon=True,
+                                  name=f"kubenb-process-{self.name}")
+        with self._lock:
+            self._process_threads = [t for t in self._process_threads if t.is_alive()]
+            self._process_threads.append(thread)
+        thread.start()
 
     def _close(self) -> None:
         """Stop was set: end a `pop` blocked on the empty queue, and a paused loop."""
@@ -185,7 +214,7 @@ class Controller:
             return True
         try:
             deltas = self.queue.pop(apply)
-        except FIFOClosedError:
+        except (FIFOClosedError, QueueIdleError):
             return False
         except Exception:
             with self._gate:  # the step happened, and failed: step() must not hang
@@ -215,8 +244,9 @@ class Controller:
             self._gate.notify_all()
 
     def process_loop(self) -> None:
-        """Pop until the queue closes; a failing `process` is logged and, with
-        `retry_on_error` (DeltaFIFO only), its deltas are put back."""
+        """Pop until the queue closes (or, on demand, stays empty a while); a failing
+        `process` is logged and, with `retry_on_error` (DeltaFIFO only), its deltas are
+        put back."""
         popped: list[Any] = []
 
         def process(deltas: Any, is_in_initial_list: bool) -> None:
@@ -251,7 +281,7 @@ class Controller:
                 self.queue.pop(process)
                 if self._held is None:  # a held item is counted when a step applies it
                     self.deltas_popped += 1
-            except FIFOClosedError:
+            except (FIFOClosedError, QueueIdleError):
                 return
             except Exception as err:  # one bad item must not stop the loop
                 self.process_errors += 1

@@ -211,6 +211,8 @@ class DeltaFIFO(QueueBase):
                 self._queue.append(key)
                 if self._waiters:
                     self._cond.notify()
+                elif self._consumer_idle:
+                    self._wake_consumer_locked()
             else:
                 deltas.append(Delta(action, obj))
 
@@ -251,6 +253,8 @@ class DeltaFIFO(QueueBase):
         self._queue.append(key)
         if self._waiters:
             self._cond.notify()
+        elif self._consumer_idle:
+            self._wake_consumer_locked()
 
     def _append_locked(self, key: str, action: DeltaType, obj: Any, transform: bool) -> None:
         """Append `Delta(action, obj)` to `key`'s deltas, merging a repeated deletion
@@ -271,6 +275,8 @@ class DeltaFIFO(QueueBase):
             self._queue.append(key)
             if self._waiters:
                 self._cond.notify()
+            elif self._consumer_idle:
+                self._wake_consumer_locked()
             return
         if action is DELETED and deltas[-1].type == DELETED:
             # isDeletionDup: of two deletions in a row keep the older, unless the older

@@ -50,8 +50,7 @@ class FIFO(QueueBase):
             raise KeyFuncError(obj, err) from err
 
     def _wake_one(self) -> None:
-        if self._waiters:
-            self._cond.notify()
+        self._wake_consumer_locked()
 
     # ---------------------------------------------------------------- writes
 
@@ -106,6 +105,7 @@ class FIFO(QueueBase):
             self._queue = deque(items)
             if items:
                 self._cond.notify_all()
+                self._wake_consumer_locked()
 
     def resync(self) -> None:
         """Queue again every stored key that is missing from the pop order (normally
@@ -117,6 +117,7 @@ class FIFO(QueueBase):
                     self._queue.append(key)
             if self._queue:
                 self._cond.notify_all()
+                self._wake_consumer_locked()
 
     # ------------------------------------------------------------------- pop
 

@@ -119,6 +119,8 @@ class RealFIFO(QueueBase):
         self._items.append((key, Delta(action, obj)))
         if self._waiters:
             self._cond.notify()
+        elif self._consumer_idle:
+            self._wake_consumer_locked()
 
     def replace(self, objs: Iterable[Any], resource_version: str = "") -> None:
         """Apply a relist: first a `Deleted` tombstone for every queued or known key

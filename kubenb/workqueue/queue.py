@@ -16,6 +16,7 @@ usual items. `snapshot()` reads all three at one instant, for views and tests.
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from kubenb.workqueue.metrics import (
 
 __all__ = [
     "DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD",
+    "UPDATER_LINGER",
     "FifoQueueStorage",
     "Queue",
     "QueueSnapshot",
@@ -42,6 +44,9 @@ __all__ = [
 
 #: How often a named queue refreshes its unfinished-work metrics (clock seconds).
 DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD = 0.5
+#: Real seconds the metrics updater stays parked with nothing processing before it
+#: ends (the next `get()` starts it again).
+UPDATER_LINGER = 1.0
 
 
 @runtime_checkable
@@ -136,7 +141,8 @@ class Queue:
     Keyword-only extras mirror client-go's `QueueConfig`: `metrics_provider` (default:
     the global provider), `queue` (the storage, default FIFO) and
     `unfinished_work_update_period` (how often, in clock seconds, a named queue
-    refreshes its unfinished-work metrics on a background thread).
+    refreshes its unfinished-work metrics, on a background thread that runs while
+    items are processing).
     """
 
     def __init__(
@@ -169,21 +175,17 @@ class Queue:
         self._bg_cond = threading.Condition()
         self._bg_stop = False
         self._updater: threading.Thread | None = None
-        # The updater sleeps (off the clock) while nothing is processing; get() wakes it.
+        # The updater runs while items are processing: get() starts it, and it sleeps
+        # (off the clock) once nothing is, then ends after UPDATER_LINGER idle seconds,
+        # so a cluster of idle controllers holds no metrics thread.
+        self._updater_alive = False
         self._updater_parked = False
-        if self._metrics.enabled:
-            if unfinished_work_update_period <= 0:
-                raise ValueError(
-                    f"unfinished_work_update_period must be > 0, "
-                    f"got {unfinished_work_update_period!r}"
-                )
-            self._update_period = float(unfinished_work_update_period)
-            self._updater = threading.Thread(
-                target=self._update_unfinished_work_loop,
-                name=f"kubenb-workqueue-metrics-{name}",
-                daemon=True,
+        if self._metrics.enabled and unfinished_work_update_period <= 0:
+            raise ValueError(
+                f"unfinished_work_update_period must be > 0, "
+                f"got {unfinished_work_update_period!r}"
             )
-            self._updater.start()
+        self._update_period = float(unfinished_work_update_period)
 
     # --- the Interface -----------------------------------------------------------
 
@@ -248,6 +250,17 @@ class Queue:
             self._dirty.discard(item)
             wake = self._updater_parked
             self._updater_parked = False
+            if self._metrics.enabled and not self._updater_alive and not self._shutting_down:
+                # Started under the lock, so a shut_down() never finds it unstarted (the
+                # new thread blocks on this lock until get() returns).
+                self._updater_alive = True
+                self._updater = threading.Thread(
+                    target=self._update_unfinished_work_loop,
+                    name=f"kubenb-workqueue-metrics-{self._name}",
+                    daemon=True,
+                )
+                self._updater.start()
+                wake = False
         if wake:  # outside the queue lock: the updater takes _bg_cond, then it
             with self._bg_cond:
                 self._bg_cond.notify_all()
@@ -382,6 +395,7 @@ class Queue:
         clock = self._clock
         period = self._update_period
         stale = False  # the gauges may still show work that has finished
+        idle_since: float | None = None
         with self._bg_cond:
             while not self._bg_stop:
                 with self._lock:
@@ -390,8 +404,17 @@ class Queue:
                     if parked and stale:
                         self._metrics.update_unfinished_work()  # to 0, as the next tick would
                         stale = False
+                    if not parked:
+                        idle_since = None
+                    elif idle_since is None:
+                        idle_since = time.monotonic()
+                    elif time.monotonic() - idle_since >= UPDATER_LINGER:
+                        # Decided under the queue lock: a get() from now on starts another.
+                        self._updater_parked = False
+                        self._updater_alive = False
+                        return
                 if parked:
-                    self._bg_cond.wait()
+                    self._bg_cond.wait(UPDATER_LINGER)
                     continue
                 deadline = clock.now() + period
                 while not self._bg_stop and clock.now() < deadline:

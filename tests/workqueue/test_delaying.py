@@ -190,11 +190,13 @@ def test_m119_heartbeat_rechecks_the_heap(clock, cleanup):
 def test_m119_shut_down_drops_waiting_items_joins_thread_and_is_repeatable(clock):
     before = set(workqueue_threads())
     q = DelayingQueue(name="m119-drop", clock=clock)
-    # The waiting loop starts with the first item that must wait.
-    assert {t.name for t in workqueue_threads() if t not in before} == {
-        "kubenb-workqueue-metrics-m119-drop",
-    }
+    # The waiting loop starts with the first item that must wait, the metrics updater
+    # with the first item handed out.
+    assert {t.name for t in workqueue_threads() if t not in before} == set()
     q.add_after("foo", 0.050)
+    q.add("bar")
+    assert q.get() == ("bar", False)
+    q.done("bar")
     mine = [t for t in workqueue_threads() if t not in before]
     assert {t.name for t in mine} == {
         "kubenb-workqueue-delaying-m119-drop",

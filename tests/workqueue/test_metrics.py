@@ -18,7 +18,7 @@ from kubenb.workqueue.metrics import (
     get_provider,
     set_provider,
 )
-from kubenb.workqueue.queue import Queue
+from kubenb.workqueue.queue import UPDATER_LINGER, Queue
 from tests.workqueue.conftest import wait_until, workqueue_threads
 
 
@@ -140,10 +140,12 @@ def test_o128_noop_provider_records_nothing_and_starts_no_thread(clock, cleanup)
 def test_o128_named_queue_with_real_provider_records_and_runs_updater(clock, provider):
     before = set(workqueue_threads())
     q = Queue(name="named-q", clock=clock, metrics_provider=provider)
+    assert new_threads(before) == []  # the updater starts with the first item handed out
+    q.add("foo")
+    q.get()
     threads = new_threads(before)
     assert [t.name for t in threads] == ["kubenb-workqueue-metrics-named-q"]
     assert all(t.daemon for t in threads)
-    q.add("foo")
     assert q.metrics().enabled is True
     assert q.metrics().adds == 1
     assert provider.names() == ["named-q"]
@@ -289,9 +291,9 @@ def test_o130_unfinished_work_loop_stops_at_shutdown(clock):
     rec = RecordingProvider()
     before = set(workqueue_threads())
     q = Queue(name="stop", clock=clock, metrics_provider=rec, unfinished_work_update_period=0.001)
-    (updater,) = new_threads(before)
     q.add("busy")
     q.get()  # processing: the updater runs on the clock
+    (updater,) = new_threads(before)
     wait_until(clock.has_waiters, what="the updater to wait on the clock")
     clock.step(0.001)
     assert rec.unfinished.changed.wait(5)
@@ -329,6 +331,48 @@ def test_o130_the_updater_sleeps_off_the_clock_while_nothing_is_processing(clock
         wait_until(clock.has_waiters, what="the updater to wait on the clock again")
     finally:
         q.shut_down()
+
+
+def test_the_updater_ends_after_lingering_idle_and_the_next_get_starts_another(clock):
+    """A queue with nothing processing holds no thread for long; work brings one back."""
+    rec = RecordingProvider()
+    q = Queue(name="linger", clock=clock, metrics_provider=rec, unfinished_work_update_period=1)
+    try:
+        def updaters() -> list[threading.Thread]:
+            return [t for t in threading.enumerate()
+                    if t.name == "kubenb-workqueue-metrics-linger"]
+
+        q.add("a")
+        q.get()
+        first = updaters()
+        assert len(first) == 1
+        wait_until(clock.has_waiters, what="the updater to wait on the clock")
+        q.done("a")
+        clock.step(1)  # its next tick finds nothing processing: it parks, then ends
+        wait_until(lambda: not first[0].is_alive(), timeout=UPDATER_LINGER * 10,
+                   what="the idle updater to end")
+        assert updaters() == []
+        q.add("b")
+        q.get()
+        wait_until(clock.has_waiters, what="a new updater to wait on the clock")
+        assert len(updaters()) == 1 and updaters()[0] is not first[0]
+        clock.step(1)
+        wait_until(lambda: rec.unfinished.set_value == 1.0, what="the new updater's update")
+    finally:
+        q.shut_down()
+    assert updaters() == []
+
+
+def test_shut_down_racing_the_first_get_leaves_no_updater(clock):
+    for round_ in range(50):
+        q = Queue(name=f"race-{round_}", clock=clock, metrics_provider=RecordingProvider())
+        q.add("a")
+        getter = threading.Thread(target=q.get)
+        getter.start()
+        q.shut_down()
+        getter.join()
+        assert not [t for t in threading.enumerate()
+                    if t.name == f"kubenb-workqueue-metrics-race-{round_}"]
 
 
 def test_o130_update_period_must_be_positive(clock):
