@@ -41,6 +41,7 @@ against `ValueError` or `requests.ConnectionError` keeps working:
     ├── IndexConflictError (ValueError)
     ├── ZeroLengthDeltasError (ValueError)
     ├── FIFOClosedError
+    ├── QueueIdleError
     ├── RequeueError
     ├── ListError
     ├── VeryShortWatchError
@@ -114,6 +115,7 @@ __all__ = [
     "NotFound",
     "PortError",
     "PublisherError",
+    "QueueIdleError",
     "RecordingError",
     "RequestAborted",
     "RequestInfo",
@@ -204,6 +206,15 @@ class FIFOClosedError(KubenbError):
 
     def __init__(self, queue: str = "DeltaFIFO") -> None:
         super().__init__(f"{queue}: manipulating with closed queue")
+
+
+class QueueIdleError(KubenbError):
+    """`pop` on a queue whose consumer runs on demand (`consume_on_demand`) found it
+    empty for the idle time: the consumer's thread ends, the next write starts another."""
+
+    def __init__(self) -> None:
+        super().__init__("queue stayed empty for its idle time; the next write starts "
+                         "a new consumer")
 
 
 class RequeueError(KubenbError):

@@ -24,12 +24,12 @@ from kubenb.cache.keys import deletion_handling_meta_namespace_key_func
 from kubenb.cache.listwatch import ListerWatcher
 from kubenb.cache.on_stop import on_stop
 from kubenb.cache.protocols import Queue
-from kubenb.cache.queue_base import QueueBase, QueueIdleError
+from kubenb.cache.queue_base import QueueBase
 from kubenb.cache.reflector import Reflector
 from kubenb.cache.store import Indexer, Store, new_indexer, new_store
 from kubenb.cache.weak import weak_method
 from kubenb.clock import Clock, RealClock
-from kubenb.errors import FIFOClosedError
+from kubenb.errors import FIFOClosedError, QueueIdleError
 
 __all__ = [
     "PROCESS_IDLE",

@@ -11,17 +11,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sized
 
-from kubenb.errors import FIFOClosedError
+from kubenb.errors import FIFOClosedError, QueueIdleError
 
 __all__ = [
     "QueueBase",
-    "QueueIdleError",
 ]
-
-
-class QueueIdleError(Exception):
-    """Raised by `pop` in on-demand mode when the queue stayed empty for the idle
-    time: the consumer's thread ends, and the next write starts another."""
 
 
 class QueueBase:

@@ -17,9 +17,8 @@ import pytest
 from kubenb.cache import DeltaFIFO, ResourceEventHandlerFuncs, SharedIndexInformer
 from kubenb.cache.controller import PROCESS_IDLE
 from kubenb.cache.fifo import FIFO
-from kubenb.cache.queue_base import QueueIdleError
 from kubenb.cache.real_fifo import RealFIFO
-from kubenb.errors import FIFOClosedError
+from kubenb.errors import FIFOClosedError, QueueIdleError
 from tests.cache.fake_source import FakeSource
 from tests.helpers import wait_until
 
