@@ -28,6 +28,8 @@ import requests
 from kubenb.client.abort import sleep_unless_aborted
 from kubenb.client.auth import BasicAuth
 from kubenb.client.request_log import observe_request
+from kubenb.client.round_trip import RoundTripper
+from kubenb.client.transport import environment_proxies
 from kubenb.client.transport import user_agent as transport_user_agent
 from kubenb.clock import Clock, RealClock
 from kubenb.errors import (
@@ -89,6 +91,7 @@ class RESTClient:
         self.user_agent = user_agent or transport_user_agent()
         self.timeout = getattr(config, "timeout", (10, 60))
         self._session: requests.Session | None = None
+        self._round_tripper: RoundTripper | None = None
         self._session_lock = threading.Lock()
         self._random = random.Random()
 
@@ -100,12 +103,29 @@ class RESTClient:
         """The pooled session, made on first use from the config's TLS and proxy settings."""
         with self._session_lock:
             if self._session is None:
-                self._session = self.config.new_session()
-            return self._session
+                self._make_session_locked()
+            return self._session  # type: ignore[return-value]
+
+    def _make_session_locked(self) -> None:
+        session = self.config.new_session()
+        self._session = session
+        self._round_tripper = RoundTripper.for_session(
+            session, self.server,
+            proxied=bool(getattr(self.config, "proxy_url", None)
+                         or environment_proxies(self.server)),
+            rotating_cert=getattr(getattr(self.config, "auth", None), "cert_files",
+                                  None) is not None)
+
+    def _sender(self) -> tuple[requests.Session, RoundTripper | None]:
+        with self._session_lock:
+            if self._session is None:
+                self._make_session_locked()
+            return self._session, self._round_tripper  # type: ignore[return-value]
 
     def close(self) -> None:
         """Close every pooled connection (watches included)."""
         with self._session_lock:
+            self._round_tripper = None
             session, self._session = self._session, None
         if session is not None:
             session.close()
@@ -143,10 +163,15 @@ class RESTClient:
                 auth.apply(headers)
             if self._url_auth is not None and "Authorization" not in headers:
                 self._url_auth.apply(headers)
+            session, round_tripper = self._sender()
             try:
-                resp = self.session.request(method, url, params=params, data=data,
-                                            headers=headers, stream=True,
-                                            timeout=timeout or self.timeout)
+                if round_tripper is not None and not stream and round_tripper.fits():
+                    resp = round_tripper.send(method, path, params=params, body=data,
+                                              headers=headers, timeout=timeout or self.timeout)
+                else:
+                    resp = session.request(method, url, params=params, data=data,
+                                           headers=headers, stream=True,
+                                           timeout=timeout or self.timeout)
                 if not stream:
                     _read_body(resp)
             except requests.exceptions.SSLError as err:

@@ -25,6 +25,7 @@ import trustme
 
 from kubenb.client.config import Config, config_from_dict, load_config, load_kube_config
 from kubenb.client.rest import RESTClient
+from kubenb.client.round_trip import RoundTripper
 from kubenb.client.transport import (
     POOL_MAXSIZE,
     KubeHTTPAdapter,
@@ -169,9 +170,42 @@ def _kubeconfig(server: str, cluster: dict[str, Any] | None = None,
     }
 
 
-def _get(config: Config, path: str = "/version") -> requests.Response:
+def _via_session(config: Config, path: str) -> requests.Response:
     with config.new_session() as session:
         return session.get(config.server + path, timeout=5)
+
+
+def _via_round_trip(config: Config, path: str) -> requests.Response:
+    """What RESTClient sends a plain request with (the session's pool, used directly)."""
+    with config.new_session() as session:
+        sender = RoundTripper.for_session(
+            session, config.server,
+            proxied=bool(config.proxy_url or environment_proxies(config.server)),
+            rotating_cert=getattr(config.auth, "cert_files", None) is not None)
+        if sender is None:  # a proxy or an exec plugin's certificates: requests sends it
+            return session.get(config.server + path, timeout=5)
+        response = sender.send("GET", path, headers={}, timeout=5)
+        response.content  # noqa: B018  (read it while the pool is open)
+        return response
+
+
+def _get(config: Config, path: str = "/version") -> requests.Response:
+    """GET `path` both ways a kubenb client sends requests; they must agree, in the
+    answer or in the error."""
+    outcomes: list[Any] = []
+    for send in (_via_session, _via_round_trip):
+        try:
+            outcomes.append(send(config, path))
+        except Exception as err:  # compared below
+            outcomes.append(err)
+    by_session, by_round_trip = outcomes
+    if isinstance(by_session, Exception):
+        assert type(by_round_trip) is type(by_session), (by_session, by_round_trip)
+        raise by_session
+    assert not isinstance(by_round_trip, Exception), by_round_trip
+    assert (by_round_trip.status_code, by_round_trip.content) == (
+        by_session.status_code, by_session.content)
+    return by_session
 
 
 # -- server verification ----------------------------------------------------------------
