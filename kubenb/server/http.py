@@ -3,12 +3,16 @@
 It listens with the kernel's backlog (net.core.somaxconn), as a Go server does, so a
 storm of connections waits in the kernel, not on SYN retransmits. One named daemon
 thread per connection, all tracked so `stop()` can close idle keep-alive sockets and
-join every thread. Watches go out as chunked HTTP/1.1; one whose client stops reading
-is cut once the storage's per-watcher bound is passed (kubenb.server.storage.WatchQueue).
-With an SSLContext the TLS handshake runs on the connection's own thread, so a slow or
-broken client never holds up the accept loop; a plain HTTP request sent to the TLS port
-gets the 400 Go's server writes, and a TLS connection ends with the server's own
-close_notify, as a real API server's does.
+join every thread. Watches go out as chunked HTTP/1.1, and only their headers and first
+chunk on the connection's thread: then the socket goes to the server's one WatchMux
+thread (kubenb.server.watch_mux), which sends every live watch, so open watches cost no
+thread each; a watch that ends cleanly hands its connection back to a connection thread
+for the next request. A watch whose client stops reading is cut once the storage's
+per-watcher bound is passed (kubenb.server.storage.WatchQueue). Pod logs (`-f`) stay on
+their connection's thread. With an SSLContext the TLS handshake runs on the
+connection's own thread, so a slow or broken client never holds up the accept loop; a
+plain HTTP request sent to the TLS port gets the 400 Go's server writes, and a TLS
+connection ends with the server's own close_notify, as a real API server's does.
 """
 
 from __future__ import annotations
@@ -288,12 +292,12 @@ class KubeHTTPServer(ThreadingHTTPServer):
         thread = threading.Thread(target=self._run_connection,
                                   args=(request, client_address, handshake),
                                   name=f"kubenb-server-conn-{next(self._counter)}", daemon=True)
-        with self._lock:
+        with self._lock:  # started under the lock: join_connections() never sees it unstarted
             if self._closing and not handshake:
                 return False
             self._conn_threads.add(thread)
             self._sockets.add(request)
-        thread.start()
+            thread.start()
         return True
 
     def hand_over_watch(self, request: socket.socket, stream: WatchStream,

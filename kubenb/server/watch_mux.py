@@ -272,16 +272,22 @@ class WatchMux:
 
     def _service(self, watch: _Watch, now: float) -> None:
         """Take what the watch has to send (when nothing is left to write) and write
-        until the socket would block or nothing is left."""
-        while watch.open:
-            if watch.ending is None:
-                self._fill(watch, now)
-            if not watch.out:
-                if watch.ending is not None:
-                    self._complete(watch)
-                return
-            if not self._write(watch):
-                return
+        until the socket would block or nothing is left. A watch that fails here is
+        closed alone; the others go on."""
+        try:
+            while watch.open:
+                if watch.ending is None:
+                    self._fill(watch, now)
+                if not watch.out:
+                    if watch.ending is not None:
+                        self._complete(watch)
+                    return
+                if not self._write(watch):
+                    return
+        except Exception:
+            log.exception("kubenb server: sending the watch of %s for %s failed; closing it",
+                          watch.stream.resource, watch.peer())
+            self._drop(watch)
 
     def _fill(self, watch: _Watch, now: float) -> None:
         stream = watch.stream
