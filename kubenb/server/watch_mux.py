@@ -87,7 +87,8 @@ class _Watch:
 
 
 class WatchMux:
-    """Sends every watch handed to it from one thread, started with the first `add()`.
+    """Sends every watch handed to it from one thread, which runs while there are
+    watches to send (started by `add()`, ended once the last watch is gone).
 
     `resume(sock, client_address)` gives a connection whose watch ended cleanly back to
     a connection thread (its next request); `close(sock)` closes one (for TLS, with the
@@ -106,8 +107,8 @@ class WatchMux:
         self._ready: set[_Watch] = set()
         self._poked = False
         self._stopping = False
-        self._thread: threading.Thread | None = None
-        self._wake_r: socket.socket | None = None
+        self._thread: threading.Thread | None = None  # the one running now, if any
+        self._threads: list[threading.Thread] = []  # for join(): one may be ending
         self._wake_w: socket.socket | None = None
         self._selector: selectors.BaseSelector | None = None
         self._watches: set[_Watch] = set()  # the mux thread's own
@@ -122,18 +123,29 @@ class WatchMux:
         with self._lock:
             if self._stopping:
                 return False
-            if self._thread is None:
-                self._wake_r, self._wake_w = socket.socketpair()
-                self._wake_r.setblocking(False)
-                self._wake_w.setblocking(False)
-                self._selector = selectors.DefaultSelector()
-                self._selector.register(self._wake_r, selectors.EVENT_READ, None)
-                self._thread = threading.Thread(target=self._run, name=self._name,
-                                                daemon=True)
-                self._thread.start()
             self._incoming.append(watch)
+            if self._thread is None:
+                self._start_thread()
         self._poke()
         return True
+
+    def _start_thread(self) -> None:
+        """Start the sending thread (the caller holds the lock): it runs while it has
+        watches to send, so a server with none has no thread for them."""
+        wake_r, wake_w = socket.socketpair()
+        wake_r.setblocking(False)
+        wake_w.setblocking(False)
+        selector = selectors.DefaultSelector()
+        selector.register(wake_r, selectors.EVENT_READ, None)
+        self._wake_w = wake_w
+        self._selector = selector
+        self._poked = False
+        thread = threading.Thread(target=self._run, args=(selector, wake_r, wake_w),
+                                  name=self._name, daemon=True)
+        self._threads = [t for t in self._threads if t.is_alive()]
+        self._threads.append(thread)
+        self._thread = thread
+        thread.start()
 
     def stop(self) -> None:
         """End every watch: its partial chunk and terminator get LAST_CHUNK_TIMEOUT
@@ -144,11 +156,12 @@ class WatchMux:
 
     def join(self, timeout: float) -> threading.Thread | None:
         """Wait for the thread to end (after `stop()`); returns it if still alive."""
-        thread = self._thread
-        if thread is None:
-            return None
-        thread.join(timeout)
-        return thread if thread.is_alive() else None
+        with self._lock:
+            threads = list(self._threads)
+        for thread in threads:
+            thread.join(timeout)
+        alive = [thread for thread in threads if thread.is_alive()]
+        return alive[0] if alive else None
 
     @property
     def watch_count(self) -> int:
@@ -180,9 +193,8 @@ class WatchMux:
 
     # -- the mux thread ----------------------------------------------------------------
 
-    def _run(self) -> None:
-        selector = self._selector
-        assert selector is not None
+    def _run(self, selector: selectors.BaseSelector, wake_r: socket.socket,
+             wake_w: socket.socket) -> None:
         stop_seen = False
         timeout: float | None = 0.0
         try:
@@ -195,7 +207,9 @@ class WatchMux:
                         self._on_readable(watch)
                     if mask & selectors.EVENT_WRITE and watch.open:
                         self._service(watch, time.monotonic())
-                self._drain_wake()
+                with contextlib.suppress(BlockingIOError):  # before the sets are taken
+                    while wake_r.recv(4096):
+                        pass
                 with self._lock:
                     incoming, self._incoming = self._incoming, []
                     ready, self._ready = self._ready, set()
@@ -214,34 +228,28 @@ class WatchMux:
                     if watch.open:
                         self._service(watch, now)
                 timeout = self._run_timers(time.monotonic())
-                if stop_seen and not self._watches:
+                if not self._watches:
                     with self._lock:
-                        if not self._incoming:
+                        if not self._incoming:  # nothing to send: the next add() starts one
+                            self._thread = None
+                            self._wake_w = None
+                            self._ready.clear()
                             return
         except Exception:
             log.exception("kubenb server: the watch sender failed; closing its watches")
-        finally:
+            with self._lock:
+                self._thread = None
+                self._wake_w = None
+                incoming, self._incoming = self._incoming, []
             for watch in list(self._watches):
                 self._drop(watch)
-            with self._lock:
-                self._stopping = True
-                incoming, self._incoming = self._incoming, []
-                wake_r, wake_w = self._wake_r, self._wake_w
-                self._wake_w = None
             for watch in incoming:
                 watch.stream.close()
                 self._close(watch.sock)
+        finally:
             selector.close()
-            for sock in (wake_r, wake_w):
-                if sock is not None:
-                    sock.close()
-
-    def _drain_wake(self) -> None:
-        wake = self._wake_r
-        assert wake is not None
-        with contextlib.suppress(BlockingIOError):
-            while wake.recv(4096):
-                pass
+            wake_r.close()
+            wake_w.close()
 
     def _take_in(self, watch: _Watch) -> None:
         watch.sock.setblocking(False)

@@ -139,6 +139,13 @@ def test_fifty_watches_are_sent_without_a_thread_each(plain_server: EmbeddedServ
         for watch in watches:
             watch.sock.close()
     wait_until(lambda: server.storage.watch_count == 0, 10, what="the watches to be freed")
+    # with nothing to send, the sender thread ends too (the next watch starts another)
+    wait_until(lambda: len(server_threads()) == before, 10, what="the sender thread to end")
+    again = RawWatch(_connect(server), _watch_path(server))
+    wait_for_the_sender(server, 1)
+    rv = _put(server, "again", {})
+    assert int(again.events(1)[0]["object"]["metadata"]["resourceVersion"]) == rv
+    again.sock.close()
 
 
 BOUND = 256 * 1024
