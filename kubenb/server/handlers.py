@@ -14,7 +14,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import Message
 from typing import TYPE_CHECKING, Any
@@ -767,16 +767,14 @@ class _ShapedWatchStream(WatchStream):
         super().__init__(*args, **kwargs)
         self._shape = shape
 
-    def chunks(self, client_gone: Callable[[], bool] = lambda: False) -> Iterator[bytes]:
-        for chunk in super().chunks(client_gone):
-            lines = []
-            for line in chunk.split(b"\n"):
-                if not line:
-                    continue
-                event = json.loads(line)
-                if event.get("type") != "ERROR" and isinstance(event.get("object"), dict):
-                    event["object"] = self._shape(event["type"], event["object"])
-                lines.append(b'{"type":' + json.dumps(event["type"]).encode() + b',"object":'
-                             + dumps_line(event["object"]) + b"}\n")
-            if lines:
-                yield b"".join(lines)
+    def reshape(self, chunk: bytes) -> bytes:
+        lines = []
+        for line in chunk.split(b"\n"):
+            if not line:
+                continue
+            event = json.loads(line)
+            if event.get("type") != "ERROR" and isinstance(event.get("object"), dict):
+                event["object"] = self._shape(event["type"], event["object"])
+            lines.append(b'{"type":' + json.dumps(event["type"]).encode() + b',"object":'
+                         + dumps_line(event["object"]) + b"}\n")
+        return b"".join(lines)

@@ -3,12 +3,16 @@
 It listens with the kernel's backlog (net.core.somaxconn), as a Go server does, so a
 storm of connections waits in the kernel, not on SYN retransmits. One named daemon
 thread per connection, all tracked so `stop()` can close idle keep-alive sockets and
-join every thread. Watches go out as chunked HTTP/1.1; one whose client stops reading
-is cut once the storage's per-watcher bound is passed (kubenb.server.storage.WatchQueue).
-With an SSLContext the TLS handshake runs on the connection's own thread, so a slow or
-broken client never holds up the accept loop; a plain HTTP request sent to the TLS port
-gets the 400 Go's server writes, and a TLS connection ends with the server's own
-close_notify, as a real API server's does.
+join every thread. Watches go out as chunked HTTP/1.1, and only their headers and first
+chunk on the connection's thread: then the socket goes to the server's one WatchMux
+thread (kubenb.server.watch_mux), which sends every live watch, so open watches cost no
+thread each; a watch that ends cleanly hands its connection back to a connection thread
+for the next request. A watch whose client stops reading is cut once the storage's
+per-watcher bound is passed (kubenb.server.storage.WatchQueue). Pod logs (`-f`) stay on
+their connection's thread. With an SSLContext the TLS handshake runs on the
+connection's own thread, so a slow or broken client never holds up the accept loop; a
+plain HTTP request sent to the TLS port gets the 400 Go's server writes, and a TLS
+connection ends with the server's own close_notify, as a real API server's does.
 """
 
 from __future__ import annotations
@@ -29,12 +33,12 @@ from kubenb.server import errors
 from kubenb.server.handlers import MAX_BODY, ApiHandler, Request, Response, status_response
 from kubenb.server.pod_logs import LogStream
 from kubenb.server.watch import WatchStream
+from kubenb.server.watch_mux import LAST_CHUNK_TIMEOUT, WatchMux, frame_chunk
 
 __all__ = ["KubeHTTPServer", "listen_backlog"]
 
 log = logging.getLogger(__name__)
 
-_LAST_CHUNK_TIMEOUT = 1.0  # seconds a watcher cut for falling behind gets to take the end
 # What Go's net/http writes (then closes) when a TLS port receives plain HTTP, and the
 # first bytes by which it knows (tlsRecordHeaderLooksLikeHTTP).
 _HTTP_ON_TLS_PORT = (b"HTTP/1.0 400 Bad Request\r\n\r\n"
@@ -151,7 +155,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             for chunk in stream.chunks(self._client_gone):
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.write(frame_chunk(chunk))
             self.wfile.write(b"0\r\n\r\n")
         except OSError:
             self.close_connection = True  # the client went away
@@ -171,6 +175,10 @@ class _RequestHandler(BaseHTTPRequestHandler):
             return True
 
     def _stream(self, stream: WatchStream) -> None:
+        """Write a watch's headers and first chunk here, then hand the connection to the
+        server's WatchMux, which sends the rest; this thread then ends. A watch that
+        fails at once (its ERROR line) or one the mux does not take (the server is
+        stopping) ends here."""
         state = {"writing": False}
         state_lock = threading.Lock()
         conn = self.connection
@@ -184,38 +192,43 @@ class _RequestHandler(BaseHTTPRequestHandler):
                         socket.socket.shutdown(conn, socket.SHUT_RDWR)
 
         stream.on_fall_behind(cut)
+        handed_over = False
         try:
             self.send_response(200)
             self.send_header("Cache-Control", "no-cache, private")
             self.send_header("Content-Type", "application/json")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            for chunk in stream.chunks(self._client_gone):
+            first = stream.first_chunk()
+            if first:
                 with state_lock:
                     state["writing"] = True
                 try:
-                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    self.wfile.write(frame_chunk(first))
                 finally:
                     with state_lock:
                         state["writing"] = False
+            if not stream.failed:
+                stream.on_fall_behind(None)  # from now on the mux sees the queue overflow
+                handed_over = self.server.hand_over_watch(conn, stream, self.client_address,
+                                                          keep_alive=not self.close_connection)
+                if handed_over:
+                    self.close_connection = True  # this thread is done with the connection
+                    return
             if stream.stopped_by_server:
                 self.close_connection = True  # server stopping: do not wait for another request
             if stream.fell_behind:
                 self.close_connection = True
-                conn.settimeout(_LAST_CHUNK_TIMEOUT)  # a client that reads nothing gets no more
+                conn.settimeout(LAST_CHUNK_TIMEOUT)  # a client that reads nothing gets no more
             self.wfile.write(b"0\r\n\r\n")
         except OSError:
             self.close_connection = True  # the client went away; the watch is closed below
         finally:
-            stream.close()
-            if stream.fell_behind:
-                storage = self.server.app.storage
-                host, port = self.client_address[:2]
-                log.info("kubenb server: closed the watch of %s for %s:%s: it fell behind, "
-                         "more events waited for it than max_watch_buffer_bytes=%d or "
-                         "max_watch_buffer=%d allow; its client resumes from its last "
-                         "resourceVersion", stream.resource, host, port,
-                         storage.max_watch_buffer_bytes, storage.max_watch_buffer)
+            if not handed_over:
+                stream.close()
+                if stream.fell_behind:
+                    host, port = self.client_address[:2]
+                    log.info(stream.fell_behind_message(f"{host}:{port}"))
 
 
 def _tls_peer_gone(conn: ssl.SSLSocket) -> bool:
@@ -240,7 +253,8 @@ def _tls_peer_gone(conn: ssl.SSLSocket) -> bool:
 
 
 class KubeHTTPServer(ThreadingHTTPServer):
-    """ThreadingHTTPServer whose connection threads are named, tracked and joinable."""
+    """ThreadingHTTPServer whose connection threads are named, tracked and joinable, and
+    whose live watches are sent by one WatchMux thread (`watch_mux`)."""
 
     daemon_threads = True
     block_on_close = False
@@ -254,29 +268,75 @@ class KubeHTTPServer(ThreadingHTTPServer):
         self._lock = threading.Lock()
         self._conn_threads: set[threading.Thread] = set()
         self._sockets: set[socket.socket] = set()
+        self._handed_over: set[threading.Thread] = set()  # threads whose socket the mux has
+        self._closing = False
         self._counter = itertools.count(1)
         self.request_queue_size = listen_backlog()  # listen() is called by __init__ below
         super().__init__(address, _RequestHandler)
+        self.watch_mux = WatchMux(f"kubenb-server-watches-{self.server_address[1]}",
+                                  resume=self.resume_connection, close=self.shutdown_request,
+                                  idle_timeout=_RequestHandler.timeout)
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        thread = threading.Thread(target=self._run_connection, args=(request, client_address),
+        self._start_connection_thread(request, client_address, handshake=True)
+
+    def resume_connection(self, request: socket.socket, client_address: Any) -> None:
+        """Serve the next request of a connection whose watch ended cleanly (keep-alive);
+        a TLS connection keeps its session (no second handshake). Closed instead once
+        the server is closing its connections."""
+        if not self._start_connection_thread(request, client_address, handshake=False):
+            self.shutdown_request(request)
+
+    def _start_connection_thread(self, request: Any, client_address: Any,
+                                 handshake: bool) -> bool:
+        thread = threading.Thread(target=self._run_connection,
+                                  args=(request, client_address, handshake),
                                   name=f"kubenb-server-conn-{next(self._counter)}", daemon=True)
-        with self._lock:
+        with self._lock:  # started under the lock: join_connections() never sees it unstarted
+            if self._closing and not handshake:
+                return False
             self._conn_threads.add(thread)
             self._sockets.add(request)
-        thread.start()
+            thread.start()
+        return True
 
-    def _run_connection(self, request: Any, client_address: Any) -> None:
+    def hand_over_watch(self, request: socket.socket, stream: WatchStream,
+                        client_address: Any, keep_alive: bool) -> bool:
+        """Give a watch whose first chunk is written to the WatchMux (called on the
+        connection's thread, which must then leave the socket alone); False if the mux
+        takes no more watches (the server is stopping)."""
+        me = threading.current_thread()
+        with self._lock:
+            self._sockets.discard(request)
+            self._handed_over.add(me)
+        if self.watch_mux.add(request, stream, client_address, keep_alive):
+            return True
+        with self._lock:
+            self._sockets.add(request)
+            self._handed_over.discard(me)
+        return False
+
+    def _run_connection(self, request: Any, client_address: Any, handshake: bool) -> None:
+        me = threading.current_thread()
         try:
-            if self.ssl_context is not None:
+            if handshake and self.ssl_context is not None:
                 request = self._tls_handshake(request, client_address)
                 if request is None:
                     return
-            self.process_request_thread(request, client_address)
+            try:
+                self.finish_request(request, client_address)
+            except Exception:
+                self.handle_error(request, client_address)
+            finally:
+                if me not in self._handed_over:  # the mux closes (or reuses) that one
+                    self.shutdown_request(request)
         finally:
             with self._lock:
-                self._conn_threads.discard(threading.current_thread())
-                self._sockets.discard(request)
+                self._conn_threads.discard(me)
+                if me in self._handed_over:
+                    self._handed_over.discard(me)
+                else:
+                    self._sockets.discard(request)
 
     def _speaks_plain_http(self, raw: socket.socket) -> bool:
         """Whether the client's first bytes are an HTTP request line, not a TLS record
@@ -331,17 +391,24 @@ class KubeHTTPServer(ThreadingHTTPServer):
         log.debug("kubenb server: connection error from %s", client_address, exc_info=True)
 
     def close_connections(self) -> None:
-        """Shut every open connection so blocked reads return and threads end."""
+        """End every watch the mux sends (each gets its terminating chunk, then its
+        connection is closed) and shut every other open connection, so blocked reads
+        return and threads end."""
+        self.watch_mux.stop()
         with self._lock:
+            self._closing = True
             sockets = list(self._sockets)
         for sock in sockets:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
 
     def join_connections(self, timeout: float) -> list[threading.Thread]:
-        """Join connection threads; returns any still alive after `timeout`."""
+        """Join connection threads and the mux's; returns any still alive after
+        `timeout`."""
         with self._lock:
             threads = list(self._conn_threads)
         for thread in threads:
             thread.join(timeout)
-        return [t for t in threads if t.is_alive()]
+        left = [t for t in threads if t.is_alive()]
+        mux = self.watch_mux.join(timeout)
+        return left if mux is None else [*left, mux]

@@ -76,14 +76,16 @@ class Event:
 
 
 class WatchQueue:
-    """A watcher's private buffer: writers append, the watch's thread drains.
+    """A watcher's private buffer: writers append, the watch's sender drains.
 
     Bounded twice: in events (`max_buffer`) and in the bytes of their JSON
     (`max_bytes`, 0 for no byte bound). A watcher that falls behind either bound is
     closed, as the apiserver closes an unresponsive watcher, and its client resumes
     from its last resourceVersion (or relists on 410). `on_overflow`, when set, is
     called once at that moment (outside the queue's lock), so the HTTP side can unblock
-    a write the client is not reading.
+    a write the client is not reading. `on_ready`, when set, is called (outside the
+    lock, on the writer's thread) after every push and on close, so a sender that does
+    not block in `get()` (kubenb.server.watch_mux) knows when to `drain()`.
     """
 
     def __init__(self, resource: str, max_buffer: int, max_bytes: int = 0) -> None:
@@ -97,6 +99,7 @@ class WatchQueue:
         self.overflowed = False
         self.counted = False  # overflow counted in Storage.watch_stats()
         self.on_overflow: Callable[[], None] | None = None
+        self.on_ready: Callable[[], None] | None = None
 
     def push(self, event: Event) -> None:
         """Append without blocking; a watcher that falls too far behind is closed."""
@@ -118,12 +121,23 @@ class WatchQueue:
             self._cond.notify()
         if hook is not None:
             hook()
+        ready = self.on_ready
+        if ready is not None:
+            ready()
 
     def get(self, timeout: float) -> list[Event]:
         """Everything buffered, waiting up to `timeout` s for the first event."""
         with self._cond:
             if not self._events and not self.closed:
                 self._cond.wait(timeout)
+            out = list(self._events)
+            self._events.clear()
+            self._bytes = 0
+            return out
+
+    def drain(self) -> list[Event]:
+        """Everything buffered, without waiting."""
+        with self._cond:
             out = list(self._events)
             self._events.clear()
             self._bytes = 0
@@ -144,6 +158,9 @@ class WatchQueue:
         with self._cond:
             self.closed = True
             self._cond.notify_all()
+        ready = self.on_ready
+        if ready is not None:
+            ready()
 
 
 class Storage:

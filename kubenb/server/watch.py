@@ -1,9 +1,11 @@
 """Watch streams: one `{"type":..,"object":..}` JSON line per event, over chunked HTTP.
 
 A WatchStream is opened (validated, registered with the storage) before any byte is
-sent, so a bad request still gets a plain 4xx; then `chunks()` yields the bytes of
-the body: initial ADDED events or the backlog after a resourceVersion, live events,
-periodic BOOKMARKs, until timeoutSeconds, server stop, or the client going away.
+sent, so a bad request still gets a plain 4xx. Its body comes in pieces that never
+block, so one thread can send every live watch (kubenb.server.watch_mux): the first
+chunk (initial ADDED events or the backlog after a resourceVersion), then, each time
+the storage says events are queued, those events as lines, periodic BOOKMARKs when due,
+until timeoutSeconds, the storage closing the watch, or the client going away.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import base64
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from kubenb.server import errors
@@ -26,7 +28,6 @@ __all__ = ["WatchStream"]
 
 _INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 _LIST_BLUEPRINT = "kubernetes.io/initial-events-list-blueprint"
-_CLIENT_CHECK_EVERY = 1.0
 
 
 def _line(type_: str, encoded_object: bytes) -> bytes:
@@ -68,6 +69,8 @@ class WatchStream:
         self._backlog: list[Event] = []
         self._queue = None
         self._start_rv = 0
+        self._deadline: float | None = None
+        self._next_bookmark = 0.0
         try:
             initial, backlog, start_rv, queue = storage.watch(rtype.key, self._namespace,
                                                               from_rv)
@@ -136,9 +139,10 @@ class WatchStream:
         (more than the storage's per-watcher bound was waiting for it)."""
         return self._queue is not None and self._queue.overflowed
 
-    def on_fall_behind(self, callback: Callable[[], None]) -> None:
+    def on_fall_behind(self, callback: Callable[[], None] | None) -> None:
         """Call `callback` (once, on the writer's thread) if this watcher falls too far
-        behind; the HTTP side uses it to unblock a write its client is not reading."""
+        behind; the HTTP side uses it to unblock a write its client is not reading.
+        None: no call."""
         if self._queue is not None:
             self._queue.on_overflow = callback
 
@@ -147,58 +151,100 @@ class WatchStream:
         if self._queue is not None:
             self._storage.stop_watch(self._queue)
 
-    def chunks(self, client_gone: Callable[[], bool] = lambda: False) -> Iterator[bytes]:
-        """The body, a chunk at a time; ends at timeout, server stop or disconnect."""
+    # -- the body, in the pieces a sender calls ---------------------------------------
+
+    @property
+    def failed(self) -> bool:
+        """Whether the watch ends with its first chunk (an ERROR line: the resourceVersion
+        asked for is older than the kept history)."""
+        return self._error is not None
+
+    def first_chunk(self) -> bytes:
+        """The first chunk of the body: the initial ADDED events or the backlog after the
+        resourceVersion asked for, and the initial-events-end bookmark; or the ERROR line
+        of a watch that `failed`. b"" when there is nothing to send yet. Starts the
+        watch's clock (timeoutSeconds, periodic bookmarks)."""
         if self._error is not None:
-            yield self._error
-            return
+            return self.reshape(self._error)
+        first: list[bytes] = []
+        predicate = self._predicate
+        for obj in self._initial:
+            if predicate is None or predicate(obj):
+                first.append(_line(ADDED, dumps_line(obj)))
+        for event in self._backlog:
+            line = self._convert(event)
+            if line is not None:
+                first.append(line)
+        if self._initial_end_bookmark:
+            first.append(self._bookmark(self._start_rv, initial_end=True))
+        self._initial = []
+        self._backlog = []
+        started = time.monotonic()
+        self._deadline = started + self._timeout if self._timeout else None
+        self._next_bookmark = started + self._interval
+        return self.reshape(b"".join(first)) if first else b""
+
+    def set_ready_callback(self, callback: Callable[[], None] | None) -> None:
+        """Call `callback` (on the writer's thread) whenever an event is queued for this
+        watch or it is closed: the sender's cue to call `take_chunk()`."""
+        if self._queue is not None:
+            self._queue.on_ready = callback
+
+    def take_chunk(self) -> bytes:
+        """The queued live events as one chunk of lines, without waiting; b"" if none
+        (or none this watch's filters pass)."""
+        if self._queue is None:
+            return b""
+        lines = [line for line in map(self._convert, self._queue.drain()) if line is not None]
+        return self.reshape(b"".join(lines)) if lines else b""
+
+    @property
+    def finished(self) -> bool:
+        """Whether the storage closed the watch (server stop, dropped, fell behind) and
+        every event it queued before that has been taken."""
         queue = self._queue
-        assert queue is not None
-        try:
-            first: list[bytes] = []
-            predicate = self._predicate
-            for obj in self._initial:
-                if predicate is None or predicate(obj):
-                    first.append(_line(ADDED, dumps_line(obj)))
-            for event in self._backlog:
-                line = self._convert(event)
-                if line is not None:
-                    first.append(line)
-            if self._initial_end_bookmark:
-                first.append(self._bookmark(self._start_rv, initial_end=True))
-            self._initial = []
-            self._backlog = []
-            if first:
-                yield b"".join(first)
-            started = time.monotonic()
-            deadline = started + self._timeout if self._timeout else None
-            next_bookmark = started + self._interval
-            next_check = started + _CLIENT_CHECK_EVERY
-            while not self._stop.is_set():
-                now = time.monotonic()
-                wake = min(next_check, next_bookmark if self._bookmarks else next_check)
-                if deadline is not None:
-                    wake = min(wake, deadline)
-                events = queue.get(max(wake - now, 0.0))
-                lines = [line for line in map(self._convert, events) if line is not None]
-                if lines:
-                    yield b"".join(lines)
-                if queue.closed and not events:
-                    return
-                now = time.monotonic()
-                if deadline is not None and now >= deadline:
-                    return
-                if self._bookmarks and now >= next_bookmark:
-                    rv = self._storage_bookmark_rv()
-                    if rv is not None:
-                        yield self._bookmark(rv)
-                    next_bookmark = now + self._interval
-                if now >= next_check:
-                    if client_gone():
-                        return
-                    next_check = now + _CLIENT_CHECK_EVERY
-        finally:
-            self.close()
+        return queue is None or (queue.closed and not queue.pending())
+
+    def timed_out(self, now: float) -> bool:
+        """Whether the watch's timeoutSeconds have passed at `now` (time.monotonic())."""
+        return self._deadline is not None and now >= self._deadline
+
+    def bookmark_chunk(self, now: float) -> bytes:
+        """A BOOKMARK line if one is due at `now` and the watch asked for bookmarks (none
+        while events wait for this watch: see Storage.bookmark_rv); else b""."""
+        if not self._bookmarks or now < self._next_bookmark:
+            return b""
+        self._next_bookmark = now + self._interval
+        rv = self._storage_bookmark_rv()
+        return self.reshape(self._bookmark(rv)) if rv is not None else b""
+
+    def skip_bookmark(self, now: float) -> None:
+        """Send no bookmark for a while: one due at `now` would wait behind events its
+        client is still being written; the next is due an interval later."""
+        if self._bookmarks and now >= self._next_bookmark:
+            self._next_bookmark = now + self._interval
+
+    def next_timer(self) -> float | None:
+        """When (time.monotonic()) the watch next needs its sender without an event:
+        a bookmark or timeoutSeconds; None if never."""
+        wake = self._next_bookmark if self._bookmarks else None
+        if self._deadline is not None:
+            wake = self._deadline if wake is None else min(wake, self._deadline)
+        return wake
+
+    def reshape(self, chunk: bytes) -> bytes:
+        """A chunk of event lines as this watch's client asked for them: as they are here;
+        a subclass re-shapes the objects (Table rows, metadata only, another version)."""
+        return chunk
+
+    def fell_behind_message(self, client: str) -> str:
+        """The log line of a watch closed because its client (`host:port`) fell behind."""
+        storage = self._storage
+        return (f"kubenb server: closed the watch of {self.resource} for {client}: it fell "
+                f"behind, more events waited for it than max_watch_buffer_bytes="
+                f"{storage.max_watch_buffer_bytes} or max_watch_buffer="
+                f"{storage.max_watch_buffer} allow; its client resumes from its last "
+                "resourceVersion")
 
     def _storage_bookmark_rv(self) -> int | None:
         """The current RV if every event up to it has been handed to this watcher."""
