@@ -136,6 +136,7 @@ class GarbageCollector:
         self.clock: Clock = clock if clock is not None else RealClock()
         self._lock = threading.Lock()
         self._sync_lock = threading.Lock()
+        self._first_sync = threading.Event()
         self._monitors: dict[str, _Monitor] = {}
         self._by_kind: dict[tuple[str, str], _Monitor] = {}
         self._running = False
@@ -148,11 +149,13 @@ class GarbageCollector:
     # -- running --------------------------------------------------------------------------
 
     def run(self) -> GarbageCollector:
-        """Start the monitors and the workers in the background; returns self."""
+        """Start the workers and have one of them start the monitors (a discovery read
+        and an informer per resource: most of a cluster's start time, and nothing a
+        caller waits on); returns self. `monitored()` waits for that first sync."""
         with self._lock:
             self._running = True
         self.controller.run()
-        self.sync_monitors()
+        self.controller.enqueue(MONITORS_KEY)
         return self
 
     def stop(self) -> None:
@@ -172,8 +175,14 @@ class GarbageCollector:
             monitors = list(self._monitors.values())
         return bool(monitors) and all(m.informer.has_synced() for m in monitors)
 
-    def monitored(self) -> list[str]:
-        """The resources watched now, e.g. ["configmaps", "deployments.apps", ...]."""
+    def monitored(self, timeout: float = 10.0) -> list[str]:
+        """The resources watched now, e.g. ["configmaps", "deployments.apps", ...];
+        right after `run()`, once the first sync of the monitors is done (up to
+        `timeout` seconds)."""
+        with self._lock:
+            running = self._running
+        if running:
+            self._first_sync.wait(timeout)
         with self._lock:
             return sorted(self._monitors)
 
@@ -183,6 +192,7 @@ class GarbageCollector:
         """Watch every deletable resource discovery lists; stop watching what is gone."""
         with self._sync_lock:  # one at a time: two would start the same monitor twice
             self._sync_monitors()
+        self._first_sync.set()
 
     def _sync_monitors(self) -> None:
         discovery = self.cluster.discovery

@@ -169,23 +169,32 @@ class ControllerManager:
             return self
         deadline = time.monotonic() + timeout
         # The namespace fillers first: their work overlaps the others' start, and
-        # start() waits for it at the end.
-        order = sorted(self.names, key=lambda n: n not in _POPULATING)
+        # start() waits for it. The garbage collector last, after that wait: its
+        # monitors (a discovery read and an informer per resource) start on its worker
+        # while start() returns, as nothing a caller does needs them at once (an object
+        # whose owner went meanwhile is collected when its monitor lists it).
+        order = sorted(self.names, key=lambda n: (n == "garbagecollector",
+                                                  n not in _POPULATING))
         try:
             for name in order:
+                if name == "garbagecollector":
+                    self._wait_populated(deadline)
                 controller = self[name]
                 if name in ("replicaset", "job"):
                     controller.run(timeout=timeout)
                 else:
                     controller.run()
                 self._started.append(controller)
-            for name in _POPULATING:
-                if name in self.names:
-                    self[name].wait_populated(max(deadline - time.monotonic(), 1.0))
+            self._wait_populated(deadline)
         except BaseException:
             self.stop()
             raise
         return self
+
+    def _wait_populated(self, deadline: float) -> None:
+        for name in _POPULATING:
+            if name in self.names and self[name] in self._started:
+                self[name].wait_populated(max(deadline - time.monotonic(), 1.0))
 
     def stop(self) -> None:
         """Stop every controller, the Event broadcaster and the informers; join all."""

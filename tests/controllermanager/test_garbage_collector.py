@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+import kubenb
 from kubenb.clock import FakeClock
 from kubenb.cluster import Cluster
 from tests.controllermanager.conftest import MakeCluster, eventually, gone, names, settle, step
@@ -262,3 +263,17 @@ def test_resources_star_watches_everything_like_kube_controller_manager(
         assert "events" not in watched and "events.events.k8s.io" not in watched
     finally:
         everything.stop()
+
+
+def test_an_owner_deleted_as_the_cluster_returns_still_takes_its_dependents() -> None:
+    """The collector's monitors start on its worker while `embedded()` returns: an owner
+    and a dependent made and the owner deleted at once are collected all the same, and
+    `monitored()` waits for that first start."""
+    with kubenb.embedded() as cluster:
+        collector = cluster.controllers.garbagecollector
+        owner = configmap(cluster, "early-owner")
+        configmap(cluster, "early-dependent", owner)
+        cluster.resource("configmaps").delete("early-owner")
+        assert "configmaps" in collector.monitored()
+        wait_until(lambda: gone(cluster, "configmaps", "early-dependent"), 10,
+                   "the dependent to be collected")
