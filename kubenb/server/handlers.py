@@ -53,6 +53,7 @@ from kubenb.server.encoding import (
     negotiate,
     parse_media_type,
 )
+from kubenb.server.list_items import dumps_list
 from kubenb.server.params import bool_param, go_parse_bool
 from kubenb.server.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH
 from kubenb.server.rbac import RBACAuthorizer, forbidden
@@ -370,7 +371,11 @@ class ApiHandler:
                     self._require(rtype, "watch")
                     return self._watch(request, route, output, include)
                 self._require(rtype, "list")
-                listed = self.registry.list(rtype, route.namespace, request.params)
+                plain = output.encoding == "json" and not output.as_kind
+                listed = self.registry.list(rtype, route.namespace, request.params,
+                                            encoded_items=plain)
+                if plain:
+                    return Response(200, dumps_list(listed), _content_type(output))
                 return _shaped(output, _shape_list(output, rtype, listed, include))
             if method == "POST":
                 if rtype.namespaced and route.namespace is None:

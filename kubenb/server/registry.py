@@ -33,6 +33,7 @@ from kubenb.server.continue_tokens import CONTINUE_EXPIRED, decode_continue, enc
 from kubenb.server.deletion import marked_for_deletion
 from kubenb.server.encoding import TooDeepError, check_depth, now_rfc3339
 from kubenb.server.filters import Predicate, make_predicate
+from kubenb.server.list_items import ListItemCache, list_item
 from kubenb.server.params import int_param, parse_rv
 from kubenb.server.patch import (
     JSON_PATCH,
@@ -81,11 +82,6 @@ def _shape(rtype: ResourceType, body: dict[str, Any], meta: dict[str, Any]) -> O
 def _content(obj: Obj) -> dict[str, Any]:
     """Everything generation cares about: all but metadata and status."""
     return {k: v for k, v in obj.items() if k not in ("metadata", "status", "kind", "apiVersion")}
-
-
-def _list_item(obj: Obj) -> Obj:
-    """List items come without kind/apiVersion, as etcd-served lists do."""
-    return {k: v for k, v in obj.items() if k != "kind" and k != "apiVersion"}
 
 
 def _sorted_keys(value: Any) -> Any:
@@ -148,6 +144,7 @@ class Registry:
         self.too_large_rv_wait = too_large_rv_wait
         self.continue_expired = False  # fault switch: every continue token is too old
         self.dry_run = False  # True only on the views for_dry_run() hands out
+        self.list_items = ListItemCache()
 
     def for_dry_run(self) -> Registry:
         """A view of this registry for `?dryRun=All`: every write is checked and answered
@@ -210,8 +207,12 @@ class Registry:
         return present(rtype, self._get_or_404(rtype, namespace if rtype.namespaced else "",
                                                name))
 
-    def list(self, rtype: ResourceType, namespace: str | None, params: dict[str, str]) -> Obj:
-        """A list with selectors, paging and resourceVersion semantics (W6-W8)."""
+    def list(self, rtype: ResourceType, namespace: str | None, params: dict[str, str],
+             *, encoded_items: bool = False) -> Obj:
+        """A list with selectors, paging and resourceVersion semantics (W6-W8).
+        `encoded_items`: the items of a built-in list come as their JSON (`msgspec.Raw`,
+        kept per stored object by kubenb.server.list_items), for an answer that is
+        plain JSON."""
         problems = list_options_problems(params, watch=False)
         if problems:
             raise errors.invalid_list_options(problems)
@@ -251,7 +252,7 @@ class Registry:
                 rv = wanted
             else:
                 items, rv = self._read(rtype, ns, None)
-        return self._page(rtype, namespace, items, rv, start, limit, predicate)
+        return self._page(rtype, namespace, items, rv, start, limit, predicate, encoded_items)
 
     def _read(self, rtype: ResourceType, ns: str | None,
               rv: int | None) -> tuple[builtins.list[Obj], int]:
@@ -263,7 +264,7 @@ class Registry:
             raise errors.expired(CONTINUE_EXPIRED) from None
 
     def _page(self, rtype: ResourceType, namespace: str | None, items: builtins.list[Obj], rv: int,
-              start: str, limit: int, predicate: Predicate | None) -> Obj:
+              start: str, limit: int, predicate: Predicate | None, encoded_items: bool) -> Obj:
         if start:
             items = [o for o in items if self._key(rtype, namespace, o) >= start]
         meta: dict[str, Any] = {"resourceVersion": str(rv)}
@@ -289,8 +290,14 @@ class Registry:
             return {"apiVersion": rtype.group_version,
                     "items": [present(rtype, o) for o in items], "kind": rtype.list_kind,
                     "metadata": dict(sorted(meta.items()))}
+        if encoded_items:
+            listed: builtins.list[Any] = self.list_items.raw_items(
+                f"{rtype.group_version}/{rtype.key}", items,
+                lambda: self.storage.count(rtype.key))
+        else:
+            listed = [list_item(o) for o in items]
         return {"kind": rtype.list_kind, "apiVersion": rtype.group_version,
-                "metadata": meta, "items": [_list_item(o) for o in items]}
+                "metadata": meta, "items": listed}
 
     # -- writes --------------------------------------------------------------------
 
