@@ -60,7 +60,8 @@ START_SCRIPT = textwrap.dedent("""
     started = time.perf_counter()
     cluster = embedded(controllers=controllers)
     start = time.perf_counter() - started
-    time.sleep(1.0)  # the first resyncs and Events settle
+    time.sleep(2.5)  # the first lists, resyncs and Events settle, and the threads that
+                     # run on demand (a second past their last work) end
     threads = threading.active_count()
     kinds = families()
     used, wall = cpu(), time.perf_counter()
