@@ -1,4 +1,4 @@
-"""Listing pods: kubenb's pager against the raw minimum and the official typed client.
+"""Listing and reading pods: kubenb against the raw minimum and the official typed client.
 
 One embedded server holds N realistic pods (2 containers, probes, env, volumes,
 managedFields; about 5 KB of JSON each). In the same run, interleaved, best of rounds:
@@ -7,6 +7,10 @@ managedFields; about 5 KB of JSON each). In the same run, interleaved, best of r
   client-go), objects decoded to plain dicts;
 - raw minimum: one `requests.get` of the whole list + `json.loads` of the same bytes;
 - official: `kubernetes` `CoreV1Api.list_pod_for_all_namespaces()` (typed models).
+
+Then the same N pods read one at a time (a small request: what a controller's client
+does most), kubenb's `get` against `requests.Session.get` + `json.loads` and the
+official `read_namespaced_pod`.
 """
 
 from __future__ import annotations
@@ -48,6 +52,29 @@ def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
                     target_ratio=1 / 1.3),
             compare(label, n, kubenb_list, "official typed client", official_list,
                     max(1, rounds - 1), target_ratio=3.0),
+        ]
+        names = [(p["metadata"]["namespace"], p["metadata"]["name"])
+                 for p in pods.list_all()["items"]][:max(100, int(1_000 * scale))]
+
+        def kubenb_gets() -> None:
+            for namespace, name in names:
+                pods.namespace(namespace).get(name)
+
+        def raw_gets() -> None:
+            for namespace, name in names:
+                json.loads(session.get(f"{server.url}/api/v1/namespaces/{namespace}/pods/"
+                                       f"{name}").content)
+
+        def official_gets() -> None:
+            for namespace, name in names:
+                api.read_namespaced_pod(name, namespace)
+
+        label = f"get {len(names)} pods one by one"
+        results += [
+            compare(label, len(names), kubenb_gets, "requests+json.loads", raw_gets, rounds,
+                    target_ratio=1.0),
+            compare(label, len(names), kubenb_gets, "official typed client", official_gets,
+                    rounds, target_ratio=1.0),
         ]
         session.close()
         api.api_client.close()

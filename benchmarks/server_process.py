@@ -26,13 +26,19 @@ class ServerProcess:
 
 
 @contextmanager
-def server_process(seed_pods: int = 0, *extra: str) -> Iterator[ServerProcess]:
-    """`python -m kubenb serve` with `seed_pods` realistic pods in namespace default."""
+def server_process(seed_pods: int = 0, *extra: str,
+                   controllers: str = "") -> Iterator[ServerProcess]:
+    """`python -m kubenb serve` with `seed_pods` realistic pods in namespace default.
+
+    `controllers` as `--controllers` takes them; none by default: a benchmark of a
+    client against the server must not share the server's CPU with a kubelet taking
+    over thousands of seeded pods (a real API server runs no controllers in-process)."""
     with tempfile.TemporaryDirectory(prefix="kubenb-bench-") as tmp:
         kubeconfig = str(Path(tmp) / "kubeconfig")
         # Plain HTTP, so the figures compare clients, not TLS stacks.
         cmd = [sys.executable, "-m", "kubenb", "serve", "--port", "0", "--plain-http",
-               "--kubeconfig-out", kubeconfig, "--seed-objects", str(seed_pods), *extra]
+               "--kubeconfig-out", kubeconfig, "--seed-objects", str(seed_pods),
+               "--controllers", controllers, *extra]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True,
                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
         try:

@@ -261,6 +261,9 @@ class ContainerRuntime:
         self._cond = threading.Condition()
         self._images: list[Image] = []
         self._containers: dict[tuple[str, str], _Container] = {}  # (uid, name)
+        # uid -> its containers' names: a node with thousands of pods looks a pod up
+        # without walking every container of the node
+        self._names_by_uid: dict[str, dict[str, None]] = {}  # names in start order
         self._pods: dict[str, str] = {}  # "ns/name" -> uid
         self._threads = 0  # Python programs running
         self._parked = 0  # of them, waiting in ctx.sleep
@@ -315,7 +318,7 @@ class ContainerRuntime:
 
     def started(self, uid: str) -> bool:
         with self._cond:
-            return any(c.uid == uid for c in self._containers.values())
+            return uid in self._names_by_uid
 
     def sync(self, pod: dict[str, Any]) -> float | None:
         """Start the pod's containers, finish the ones whose time is up, restart what the
@@ -342,6 +345,7 @@ class ContainerRuntime:
                                     self.behaviour(str(container.get("image") or "")))
                 with self._cond:
                     self._containers[(uid, name)] = record
+                    self._names_by_uid.setdefault(uid, {})[name] = None
                 self._start(record, pod, container)
             with self._cond:
                 if record.state == "running" and record.exits_at is not None and \
@@ -457,7 +461,7 @@ class ContainerRuntime:
         dues: list[float] = []
         running = False
         with self._cond:
-            records = [c for c in self._containers.values() if c.uid == uid]
+            records = [self._containers[(uid, n)] for n in self._names_by_uid.get(uid, ())]
             for record in records:
                 if record.state == "backoff":  # a crash-looping container stays down
                     record.state = "terminated"
@@ -495,7 +499,7 @@ class ContainerRuntime:
         uid = str(metadata.get("uid") or "")
         statuses = []
         with self._cond:
-            if not any(c.uid == uid for c in self._containers.values()):
+            if uid not in self._names_by_uid:
                 return None
             for container in (pod.get("spec") or {}).get("containers") or []:
                 if not isinstance(container, dict):
@@ -544,7 +548,7 @@ class ContainerRuntime:
             if uid is None:
                 raise LogNotFound(f'pod "{namespace}/{name}" not found on this node', 404)
             if record is None:
-                if not any(c.uid == uid for c in self._containers.values()):
+                if uid not in self._names_by_uid:
                     raise LogNotFound(f'container "{container}" in pod "{name}" is waiting '
                                       "to start: ContainerCreating")
                 raise LogNotFound(f'container "{container}" in pod "{name}" is not '
@@ -561,8 +565,8 @@ class ContainerRuntime:
     def forget(self, uid: str) -> None:
         """The pod is gone: drop its containers (killing any still running)."""
         with self._cond:
-            for key in [k for k, c in self._containers.items() if c.uid == uid]:
-                record = self._containers.pop(key)
+            for name in self._names_by_uid.pop(uid, {}):
+                record = self._containers.pop((uid, name))
                 if record.state == "running":
                     self._finish(record, KILLED_EXIT_CODE)
                 record.log.close()
