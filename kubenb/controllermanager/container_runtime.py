@@ -38,7 +38,7 @@ from kubenb.clock import Clock
 from kubenb.controllermanager.container_logs import ContainerLog
 from kubenb.errors import KubenbError
 from kubenb.nodeinfo import image_id, image_ref, node_digest
-from kubenb.timeutil import format_time
+from kubenb.timeutil import format_time, parse_time
 
 __all__ = ["BACKOFF_SECONDS", "EXIT_CODE_ANNOTATION", "KILLED_EXIT_CODE",
            "MAX_BACKOFF_SECONDS", "RUN_SECONDS_ANNOTATION", "ContainerContext",
@@ -319,6 +319,47 @@ class ContainerRuntime:
     def started(self, uid: str) -> bool:
         with self._cond:
             return uid in self._names_by_uid
+
+    def adopt(self, pod: dict[str, Any]) -> bool:
+        """Take over the containers a Running pod's status says are running, without
+        starting them again: what a kubelet that restarts finds through its container
+        runtime (a cluster seeded with Running pods, a snapshot). True if adopted; a
+        pod with a container not running, or one whose image runs Python (its program
+        would have to start), is left to `sync`."""
+        metadata, spec = pod.get("metadata") or {}, pod.get("spec") or {}
+        status = pod.get("status") or {}
+        uid = str(metadata.get("uid") or "")
+        key = f"{metadata.get('namespace', '')}/{metadata.get('name', '')}"
+        containers = [c for c in spec.get("containers") or [] if isinstance(c, dict)]
+        if status.get("phase") != "Running" or not containers or not uid:
+            return False
+        reported = {str(s.get("name")): s for s in status.get("containerStatuses") or []
+                    if isinstance(s, dict)}
+        now = self.clock.now()
+        records = []
+        for container in containers:
+            name, image = str(container.get("name") or ""), str(container.get("image") or "")
+            seen = reported.get(name) or {}
+            running = (seen.get("state") or {}).get("running")
+            behaviour = self.behaviour(image)
+            if not isinstance(running, dict) or (behaviour is not None
+                                                 and behaviour.run is not None):
+                return False
+            record = _Container(key, uid, name, image, behaviour,
+                                attempt=int(seen.get("restartCount") or 0), ran=True,
+                                started=parse_time(running.get("startedAt")) or self._wall(),
+                                ready=bool(seen.get("ready", True)))
+            seconds, record.planned_code = planned_run(pod, self.run_seconds, container)
+            record.exits_at = None if seconds is None else now + seconds
+            records.append(record)
+        self.admit(pod)
+        with self._cond:
+            if self._stopped or uid in self._names_by_uid:
+                return False
+            for record in records:
+                self._containers[(uid, record.name)] = record
+                self._names_by_uid.setdefault(uid, {})[record.name] = None
+        return True
 
     def sync(self, pod: dict[str, Any]) -> float | None:
         """Start the pod's containers, finish the ones whose time is up, restart what the

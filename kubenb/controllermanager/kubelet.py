@@ -315,10 +315,16 @@ class Kubelet:
         if wait is not None:
             return wait
         first = not self.runtime.started(m["uid"])
+        adopted = first and self.runtime.adopt(pod)
         due = self.runtime.sync(pod)
-        status = self._report(pod)
+        if adopted:  # running already: its status is the runtime's until something changes
+            status = self.pod_status(pod)
+            with self._lock:
+                self._written[m["uid"]] = status
+        else:
+            status = self._report(pod)
         self._backoff_events(pod, status)
-        if first:
+        if first and not adopted:
             names = ", ".join(c.get("name", "") for c in (pod.get("spec") or {}).get(
                 "containers") or [])
             record_event(self.recorder, pod, "v1", "Pod", "Normal", "Started",

@@ -200,6 +200,24 @@ def test_seeded_running_pods_are_left_running(make_cluster: MakeCluster) -> None
     assert len(cluster.resource("nodes").list()["items"]) == 1  # the kubelet's own
 
 
+def test_seeded_running_pods_are_adopted_not_restarted(make_cluster: MakeCluster,
+                                                      clock: FakeClock) -> None:
+    """A kubelet that finds pods Running on its node takes their containers over as they
+    are (a restarted kubelet finds them through its runtime): no status write, no
+    Started Event; they still stop when deleted."""
+    cluster = make_cluster(controllers={"kubelet"}, start_delay=0.0)
+    assert cluster.server is not None
+    names = cluster.server.seed_objects(30, seed=3)
+    before = {n: get(cluster, n)["metadata"]["resourceVersion"] for n in names}
+    step(clock, cluster, 2.0)  # past the start delay and the first status sync
+    settle(cluster)
+    assert {n: get(cluster, n)["metadata"]["resourceVersion"] for n in names} == before
+    events = cluster.resource("events").list()["items"]
+    assert not [e for e in events if e.get("reason") == "Started"]
+    cluster.resource("pods").delete(names[0])
+    eventually(lambda: gone(cluster, "pods", names[0]), "the adopted pod to stop and go")
+
+
 @needs_kubectl
 def test_kubectl_delete_pod_waits_for_the_kubelet(slow: Cluster, clock: FakeClock,
                                                   tmp_path: Any) -> None:
