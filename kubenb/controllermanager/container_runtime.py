@@ -26,7 +26,6 @@ says `ignores_sigterm=True`: then it is killed when the grace period ends.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 import traceback
@@ -35,6 +34,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubenb.clock import Clock
+from kubenb.controllermanager.command_plan import (
+    EXIT_CODE_ANNOTATION,
+    RUN_SECONDS_ANNOTATION,
+    go_duration,
+    planned_run,
+)
 from kubenb.controllermanager.container_logs import ContainerLog
 from kubenb.errors import KubenbError
 from kubenb.nodeinfo import image_id, image_ref, node_digest
@@ -46,15 +51,11 @@ __all__ = ["BACKOFF_SECONDS", "EXIT_CODE_ANNOTATION", "KILLED_EXIT_CODE",
 
 log = logging.getLogger(__name__)
 
-RUN_SECONDS_ANNOTATION = "kubenb.io/run-seconds"
-EXIT_CODE_ANNOTATION = "kubenb.io/exit-code"
 #: A container restarted too soon waits this long, doubling per crash up to the cap.
 BACKOFF_SECONDS = 10.0
 MAX_BACKOFF_SECONDS = 300.0
 #: What a container killed with SIGKILL exits with (128 + 9).
 KILLED_EXIT_CODE = 137
-_SLEEP = re.compile(r"\bsleep\s+(\d+(?:\.\d+)?)")
-_EXIT = re.compile(r"\bexit\s+(\d+)")
 
 Run = Callable[["ContainerContext"], "int | None"]
 
@@ -101,44 +102,6 @@ def _repository(ref: str) -> str:
     ref = ref.split("@", 1)[0]
     head, _, last = ref.rpartition("/")
     return f"{head}/{last.split(':', 1)[0]}" if head else last.split(":", 1)[0]
-
-
-def planned_run(pod: dict[str, Any], default_seconds: float,
-                container: dict[str, Any] | None = None) -> tuple[float | None, int]:
-    """How long a command image's container runs and its exit code: the annotations,
-    else `sleep N` / `exit N` in its command and args (`container`, default the first).
-    (None, 0): nothing says so and the pod restarts Always: it serves until stopped."""
-    metadata = pod.get("metadata") or {}
-    annotations = metadata.get("annotations") or {}
-    spec = pod.get("spec") or {}
-    if container is None:
-        container = (spec.get("containers") or [{}])[0]
-    words = " ".join(str(w) for w in [*(container.get("command") or []),
-                                      *(container.get("args") or [])])
-    seconds: float | None = None
-    code: int | None = None
-    if (found := _SLEEP.search(words)) is not None:
-        seconds = float(found.group(1))
-    if (exited := _EXIT.search(words)) is not None:
-        code = int(exited.group(1))
-    try:
-        if RUN_SECONDS_ANNOTATION in annotations:
-            seconds = float(annotations[RUN_SECONDS_ANNOTATION])
-        if EXIT_CODE_ANNOTATION in annotations:
-            code = int(annotations[EXIT_CODE_ANNOTATION])
-    except ValueError as err:
-        raise KubenbError(f"pod {metadata.get('namespace')}/{metadata.get('name')}: "
-                          f"{RUN_SECONDS_ANNOTATION} must be a number and "
-                          f"{EXIT_CODE_ANNOTATION} an integer ({err})") from None
-    if seconds is None and code is None and spec.get("restartPolicy", "Always") == "Always":
-        return None, 0
-    return max(seconds if seconds is not None else default_seconds, 0.0), code or 0
-
-
-def go_duration(seconds: float) -> str:
-    """Go's time.Duration text of whole seconds: 10s, 1m20s, 5m0s."""
-    minutes, rest = divmod(int(seconds), 60)
-    return f"{minutes}m{rest}s" if minutes else f"{rest}s"
 
 
 class ContainerContext:
