@@ -56,7 +56,9 @@ class RoundTripper:
         self._verify = verify
         self._cert = cert
         self._adapter: Any = session.get_adapter(self._server)  # a KubeHTTPAdapter
-        self._headers = dict(session.headers)
+        # what the session was made with: a caller who changes any of it later gets
+        # requests' own path (fits())
+        self._settings = (session.verify, session.cert, session.auth)
         self._lock = threading.Lock()
         self._pool: Any = None
 
@@ -80,10 +82,13 @@ class RoundTripper:
 
     def fits(self) -> bool:
         """Whether the session is still one this can stand in for: a caller may mount
-        another adapter, add hooks or set proxies on `client.session` at any time."""
+        another adapter, add hooks, proxies or cookies, or change its TLS settings or
+        auth on `client.session` at any time."""
         session = self._session
         return (not session.proxies and not session.hooks.get("response")
-                and session.get_adapter(self._server) is self._adapter)
+                and not session.cookies
+                and session.get_adapter(self._server) is self._adapter
+                and (session.verify, session.cert, session.auth) == self._settings)
 
     def _resolve_pool(self) -> Any:
         """The pool the adapter picks for this server and TLS setup (once; again only
@@ -109,7 +114,7 @@ class RoundTripper:
         if params:
             target += ("&" if "?" in target else "?") + urlencode(params, doseq=True)
         target = requote_uri(target)
-        sent = {**self._headers, **headers}
+        sent = {**self._session.headers, **headers}
         urllib3_timeout = _timeout(timeout)
         for attempt in (1, 2):
             pool = self._resolve_pool()

@@ -678,6 +678,9 @@ def test_g067_resync_every_period_and_a_resync_error_ends_the_watch() -> None:
     store = ResyncStore(fail_on=2)
     reflector = Reflector(source, store, resync_period=0.001, clock=clock)
     with running(reflector, "list_and_watch") as run:
+        # the watch first: a resync error that came before it would end ListAndWatch
+        # with no watch to stop
+        wait_until(lambda: source.watches, what="the watch to open")
         for expected in (1, 2):
             wait_until(clock.has_waiters, what="resync timer")
             clock.step(0.001)

@@ -67,6 +67,30 @@ def test_a_hook_put_on_the_session_is_honoured() -> None:
         assert calls == [200]
 
 
+def test_a_session_changed_after_the_first_request_is_sent_by_requests() -> None:
+    """A header, cookie or CA set on `client.session` later is honoured: the short path
+    steps aside for whatever it was not made with, and keeps the session's headers."""
+    with (answering_server(lambda path, query: json_answer({"kind": "Status"})) as (url, seen),
+          rest_for(url) as rest):
+        rest.get("/version")
+        rest.session.headers["X-Trace"] = "on"
+        rest.get("/version")
+        rest.session.cookies.set("session", "abc")
+        rest.get("/version")
+    assert "X-Trace" not in seen[0]["headers"]
+    assert seen[1]["headers"].get("X-Trace") == "on"
+    assert seen[2]["headers"].get("Cookie") == "session=abc"
+    session = Config(server="https://k.example").new_session()
+    try:
+        sender = RoundTripper.for_session(session, "https://k.example", proxied=False,
+                                          rotating_cert=False)
+        assert sender is not None and sender.fits()
+        session.verify = "/some/other/ca.pem"
+        assert not sender.fits()
+    finally:
+        session.close()
+
+
 def test_a_proxied_session_or_rotating_certificates_keep_requests() -> None:
     session = requests.Session()
     try:
