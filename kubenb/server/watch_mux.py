@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 LAST_CHUNK_TIMEOUT = 1.0
 _TERMINATOR = b"0\r\n\r\n"
 _SEND_AT_MOST = 256 * 1024  # bytes per send(); a TLS retry repeats the same length
+_LONGEST_WAIT = 3600.0  # seconds one select() may wait; a poke wakes it before
 
 # Why a watch ends.
 _TIMED_OUT = "timeoutSeconds passed"
@@ -228,6 +229,8 @@ class WatchMux:
                     if watch.open:
                         self._service(watch, now)
                 timeout = self._run_timers(time.monotonic())
+                if timeout is not None:  # epoll takes at most ~24 days (a far-off bookmark)
+                    timeout = min(timeout, _LONGEST_WAIT)
                 if not self._watches:
                     with self._lock:
                         if not self._incoming:  # nothing to send: the next add() starts one

@@ -312,3 +312,17 @@ def test_stop_ends_every_watch_with_its_terminator_and_leaves_no_thread() -> Non
     stuck.close()
     assert server.storage.watch_count == 0
     assert not server_threads()
+
+
+def test_a_bookmark_interval_beyond_what_select_can_wait_keeps_the_sender_alive() -> None:
+    """A bookmark days away (bookmark_interval=1e9) is not a select() timeout epoll
+    refuses: the sender waits at most an hour at a time and goes on sending."""
+    with EmbeddedServer(bookmark_interval=1e9) as server:
+        sock = _connect(server)
+        watch = RawWatch(sock, _watch_path(server, allowWatchBookmarks="true"))
+        wait_for_the_sender(server, 1)
+        for name in ("one", "two", "three"):
+            _put(server, name, {})
+            assert [e["object"]["metadata"]["name"] for e in watch.events(1)] == [name]
+        assert server.storage.watch_count == 1
+        sock.close()
