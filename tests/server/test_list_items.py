@@ -92,14 +92,15 @@ def test_kubectl_and_the_official_client_read_a_spliced_list(tmp_path: Any) -> N
     from kubernetes import config as k8s_config
 
     with EmbeddedServer() as server:
-        kubectl = Kubectl(server.kubeconfig_path, tmp_path / "cache")
+        api = k8s_client.CoreV1Api(
+            k8s_config.new_client_from_config(str(server.kubeconfig_path)))
         for i in range(3):
-            kubectl("create", "configmap", f"spliced-{i}", "--from-literal=k=<v&>")
+            api.create_namespaced_config_map("default", {
+                "metadata": {"name": f"spliced-{i}"}, "data": {"k": "<v&>"}})
+        kubectl = Kubectl(server.kubeconfig_path, tmp_path / "cache")
         names = kubectl("get", "configmaps", "-o",
                         "jsonpath={.items[*].metadata.name}").stdout
         assert {"spliced-0", "spliced-1", "spliced-2"} <= set(names.split())
-        api = k8s_client.CoreV1Api(
-            k8s_config.new_client_from_config(str(server.kubeconfig_path)))
         listed = api.list_namespaced_config_map("default")
         assert {cm.metadata.name: cm.data["k"] for cm in listed.items
                 if cm.metadata.name.startswith("spliced-")} == {
