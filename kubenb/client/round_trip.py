@@ -5,7 +5,7 @@ and cookies, re-reads the proxy environment, parses and re-quotes the URL, looks
 TLS pool up again and copies the answer's cookies into a jar. For a client that sends
 thousands of small requests to one server with one TLS setup, that is most of the
 CPU of a request (about 470 µs of CPU per get against 190 µs for the same urllib3 pool
-used directly, docs/performance.md). client-go does this work once: a `rest.Config`
+used directly, docs/client.md "Speed"). client-go does this work once: a `rest.Config`
 becomes one `http.Transport`, and the proxy environment is read once per process.
 
 A `RoundTripper` does the same with the session it is given: it asks the session's
