@@ -20,7 +20,6 @@ hooks or another adapter are mounted, or requests is too old to name the pool.
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -38,7 +37,7 @@ from urllib3.exceptions import (
 )
 from urllib3.exceptions import SSLError as Urllib3SSLError
 
-from kubenb.client.transport import KubeHTTPAdapter
+from kubenb.client.transport import KubeHTTPAdapter, system_trust
 
 __all__ = ["RoundTripper"]
 
@@ -76,8 +75,7 @@ class RoundTripper:
             return None
         verify = session.verify
         if verify is True:  # as KubeSession.merge_environment_settings reads it
-            verify = (os.environ.get("REQUESTS_CA_BUNDLE")
-                      or os.environ.get("CURL_CA_BUNDLE") or True)
+            verify = system_trust() or True
         return cls(session, server, verify, session.cert)
 
     def fits(self) -> bool:

@@ -38,7 +38,8 @@ from kubenb.redact import redact_url  # noqa: F401  (imported from here by older
 if TYPE_CHECKING:
     from kubenb.client.config import Config
 
-__all__ = ["KubeHTTPAdapter", "KubeSession", "new_session", "user_agent", "write_private_file"]
+__all__ = ["KubeHTTPAdapter", "KubeSession", "new_session", "system_trust", "user_agent",
+           "write_private_file"]
 
 #: Connections kept per host: informers hold one long watch each, plus list/get traffic.
 POOL_MAXSIZE = 32
@@ -124,8 +125,7 @@ class KubeSession(requests.Session):
         if url and not self._explicit_proxy and not proxies:
             proxies = environment_proxies(url)
         if verify is None and self.verify is True:
-            verify = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
-            verify = verify or None
+            verify = system_trust()
         if cert is None and self.cert is None and self._kube_config is not None:
             cert_files = getattr(self._kube_config.auth, "cert_files", None)
             if cert_files is not None:
@@ -147,6 +147,13 @@ class _ConfigAuth(requests.auth.AuthBase):
 
     def __repr__(self) -> str:
         return f"<auth {getattr(self.auth, 'kind', 'custom')}>"
+
+
+def system_trust() -> str | None:
+    """The CA bundle that stands for "the system's roots" when a kubeconfig names no CA:
+    REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE, as SSL_CERT_FILE does for Go; None for
+    requests' own default."""
+    return os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or None
 
 
 def environment_proxies(url: str) -> dict[str, str]:
