@@ -44,6 +44,7 @@ __all__ = [
     "AbortableHTTPSConnection",
     "AbortableHTTPSConnectionPool",
     "RequestAborted",
+    "ScopedConnection",
     "current_scope",
     "install",
     "sleep_unless_aborted",
@@ -58,7 +59,7 @@ class AbortScope:
 
     def __init__(self, description: str = "") -> None:
         self.description = description
-        self._connections: set[AbortableHTTPConnection] = set()
+        self._connections: set[ScopedConnection] = set()
         self._aborted = False
         self._aborted_event = threading.Event()  # wakes a retry's wait
         self._closed = False
@@ -127,14 +128,18 @@ def sleep_unless_aborted(clock: Clock, seconds: float) -> None:
         raise scope._error()
 
 
-class AbortableHTTPConnection(HTTPConnection):
-    """Registers itself with the sending thread's `AbortScope` for each request."""
+class ScopedConnection:
+    """A connection an `AbortScope` can shut down: it registers with the sending thread's
+    scope for each request (`claim`), and names its TCP socket before connecting it
+    (`connecting`), so an abort reaches a connect or a TLS handshake too. `sock` is the
+    socket requests are sent on once connected (TLS-wrapped for HTTPS)."""
 
+    sock: Any = None
     _kubenb_scope: AbortScope | None = None
     _kubenb_shut = False  # its socket was shut down by an abort
     _kubenb_tcp: socket.socket | None = None  # the TCP socket, known before it connects
 
-    def _claim(self) -> bool:
+    def claim(self) -> bool:
         """Register with this thread's scope (raising if it was aborted); returns whether
         an abort shut this connection's socket while it sat idle in the pool."""
         scope = current_scope()
@@ -149,36 +154,49 @@ class AbortableHTTPConnection(HTTPConnection):
                 scope._connections.add(self)
         return stale
 
-    def _aborted_instead(self, err: BaseException) -> None:
+    def connecting(self, sock: socket.socket | None) -> None:
+        """`sock` is about to connect (None: no socket yet); raises if the scope that
+        claimed this connection was aborted."""
+        scope = self._kubenb_scope
+        with _lock:
+            if scope is not None and scope._aborted:
+                raise scope._error()
+            self._kubenb_tcp = sock
+
+    def raise_if_aborted(self, err: BaseException) -> None:
         """Raise `RequestAborted` for an error an abort caused."""
         scope = self._kubenb_scope
         if scope is not None and scope.aborted:
             raise scope._error() from err
 
+
+class AbortableHTTPConnection(ScopedConnection, HTTPConnection):
+    """Registers itself with the sending thread's `AbortScope` for each request."""
+
     def connect(self) -> None:
         # An HTTPS pool connects before it sends (urllib3's _validate_conn): the scope
         # must know the connection from here on.
-        self._claim()
+        self.claim()
         try:
             super().connect()
         except Exception as err:  # the connect or TLS handshake an abort cut short
-            self._aborted_instead(err)
+            self.raise_if_aborted(err)
             raise
 
     def request(self, method: str, url: str, body: Any = None,
                 headers: Any = None, **kwargs: Any) -> None:
-        if self._claim():  # aborted while it was idle in the pool: start on a fresh socket
+        if self.claim():  # aborted while it was idle in the pool: start on a fresh socket
             self.close()
         try:
             super().request(method, url, body=body, headers=headers, **kwargs)
         except Exception as err:
-            self._aborted_instead(err)
+            self.raise_if_aborted(err)
             raise
 
     def _new_conn(self) -> socket.socket:
         """urllib3's connect, with the socket handed to the scope before it connects, so
         an abort can shut it down mid-connect (or mid-handshake, which uses it next)."""
-        self._kubenb_tcp = None
+        self.connecting(None)
         scope = self._kubenb_scope
         if scope is None:
             return super()._new_conn()
@@ -197,10 +215,7 @@ class AbortableHTTPConnection(HTTPConnection):
                     sock.settimeout(self.timeout)
                 if self.source_address:
                     sock.bind(self.source_address)
-                with _lock:
-                    if scope._aborted:
-                        raise scope._error()
-                    self._kubenb_tcp = sock
+                self.connecting(sock)
                 sock.connect(address)
                 return sock
             except TimeoutError as err:
@@ -218,7 +233,7 @@ class AbortableHTTPConnection(HTTPConnection):
         try:
             return super().getresponse()
         except Exception as err:
-            self._aborted_instead(err)
+            self.raise_if_aborted(err)
             raise
 
 

@@ -1,21 +1,23 @@
-"""One request on the session's own connection pool, without requests' per-call work.
+"""One request on a connection kept by the client itself, without requests' per-call work.
 
 `requests.Session.request` rebuilds everything per call: it merges session settings
 and cookies, re-reads the proxy environment, parses and re-quotes the URL, looks the
-TLS pool up again and copies the answer's cookies into a jar. For a client that sends
-thousands of small requests to one server with one TLS setup, that is most of the
-CPU of a request (about 470 µs of CPU per get against 190 µs for the same urllib3 pool
-used directly, docs/client.md "Speed"). client-go does this work once: a `rest.Config`
-becomes one `http.Transport`, and the proxy environment is read once per process.
+TLS pool up again and copies the answer's cookies into a jar; under it, urllib3 and
+http.client add their own layers. For a client that sends thousands of small requests
+to one server with one TLS setup, that is most of the CPU of a request (about 470 µs
+of CPU per get, against about 100 µs here: docs/client.md "Speed"). client-go does
+this work once: a `rest.Config` becomes one `http.Transport`, and the proxy
+environment is read once per process.
 
-A `RoundTripper` does the same with the session it is given: it asks the session's
-adapter once for the pool that matches the session's TLS settings (CA, client
-certificate, `tls-server-name`; the pool's connections are the abortable ones of
-`kubenb.client.abort`), and then sends each request on that pool. The answer is a
-`requests.Response`, as from the session. A session it cannot stand in for gets
-`None` from `for_session`, and its requests keep going through requests: a proxy
-applies to the server, an exec plugin hands out client certificates (they rotate),
-hooks or another adapter are mounted, or requests is too old to name the pool.
+A `RoundTripper` does the same with the session it is given: it reads the session's
+TLS settings once (CA, client certificate, `tls-server-name` from its adapter), keeps
+its own kept-alive connections to the server (`kubenb.client.http1`, whose
+connections `kubenb.client.abort`'s scopes can shut down like the session's), and
+sends each request on them. The answer is a `requests.Response` with its body read, as
+from the session. A session it cannot stand in for gets `None` from `for_session`, and
+its requests keep going through requests: a proxy applies to the server, an exec
+plugin hands out client certificates (they rotate), hooks or another adapter are
+mounted.
 """
 
 from __future__ import annotations
@@ -27,23 +29,21 @@ from urllib.parse import urlencode, urlsplit
 import requests
 import urllib3
 from requests.structures import CaseInsensitiveDict
-from requests.utils import get_encoding_from_headers, requote_uri
-from urllib3.exceptions import (
-    ClosedPoolError,
-    ConnectTimeoutError,
-    NewConnectionError,
-    ProtocolError,
-    ReadTimeoutError,
+from requests.utils import (
+    DEFAULT_CA_BUNDLE_PATH,
+    extract_zipped_paths,
+    get_encoding_from_headers,
+    requote_uri,
 )
-from urllib3.exceptions import SSLError as Urllib3SSLError
 
-from kubenb.client.transport import KubeHTTPAdapter, system_trust
+from kubenb.client.http1 import ConnectionPool, tls_context
+from kubenb.client.transport import POOL_MAXSIZE, KubeHTTPAdapter, system_trust
 
 __all__ = ["RoundTripper"]
 
 
 class RoundTripper:
-    """Sends requests to one server on the pool the session would use for it."""
+    """Sends requests to one server on connections of its own, with the session's TLS."""
 
     def __init__(self, session: requests.Session, server: str, verify: Any,
                  cert: Any) -> None:
@@ -59,7 +59,8 @@ class RoundTripper:
         # requests' own path (fits())
         self._settings = (session.verify, session.cert, session.auth)
         self._lock = threading.Lock()
-        self._pool: Any = None
+        self._pool: ConnectionPool | None = None
+        self._closed = False
 
     @classmethod
     def for_session(cls, session: requests.Session, server: str, *,
@@ -70,7 +71,7 @@ class RoundTripper:
         adapter = session.get_adapter(server)
         if (proxied or rotating_cert or session.proxies
                 or type(adapter) is not KubeHTTPAdapter
-                or not hasattr(adapter, "get_connection_with_tls_context")
+                or urlsplit(server).scheme.lower() not in ("http", "https")
                 or any(session.hooks.get(name) for name in session.hooks)):
             return None
         verify = session.verify
@@ -83,66 +84,66 @@ class RoundTripper:
         another adapter, add hooks, proxies or cookies, or change its TLS settings or
         auth on `client.session` at any time."""
         session = self._session
-        return (not session.proxies and not session.hooks.get("response")
+        return (not self._closed and not session.proxies
+                and not session.hooks.get("response")
                 and not session.cookies
                 and session.get_adapter(self._server) is self._adapter
                 and (session.verify, session.cert, session.auth) == self._settings)
 
-    def _resolve_pool(self) -> Any:
-        """The pool the adapter picks for this server and TLS setup (once; again only
-        if the pool manager dropped it)."""
+    def close(self) -> None:
+        """Close the kept-alive connections (a request in flight closes its own when it
+        ends); later requests go through the session."""
         with self._lock:
-            if self._pool is None or self._pool.pool is None:
-                probe = requests.PreparedRequest()
-                probe.prepare(method="GET", url=self._server + "/")
-                pool = self._adapter.get_connection_with_tls_context(
-                    probe, self._verify, proxies=None, cert=self._cert)
-                self._adapter.cert_verify(pool, probe.url, self._verify, self._cert)
-                self._pool = pool
+            self._closed = True
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+
+    def _connection_pool(self) -> ConnectionPool:
+        """The pool, made on first use (loading CA and client certificate files then,
+        as requests does on its first request)."""
+        with self._lock:
+            if self._pool is None:
+                split = urlsplit(self._server)
+                secure = split.scheme.lower() == "https"
+                tls = None
+                if secure:
+                    try:
+                        tls = tls_context(self._verify, self._cert,
+                                          extract_zipped_paths(DEFAULT_CA_BUNDLE_PATH))
+                    except OSError as err:  # a CA or key file that can't be read
+                        raise requests.exceptions.SSLError(err) from err
+                name = getattr(self._adapter, "tls_server_name", None)
+                self._pool = ConnectionPool(split.hostname or "", split.port or
+                                            (443 if secure else 80), tls,
+                                            server_hostname=name, maxsize=POOL_MAXSIZE)
             return self._pool
 
     def send(self, method: str, path: str, *, params: Any = None, body: bytes | None = None,
              headers: dict[str, str], timeout: Any) -> requests.Response:
-        """Send one request and return its response, the body unread (as `stream=True`).
+        """Send one request and return its response, the body read.
 
         Errors are the ones `Session.request` raises for the same failure
         (`requests.ConnectionError`, `requests.exceptions.SSLError`, `ConnectTimeout`,
-        `ReadTimeout`), so callers handle both paths alike."""
+        `ReadTimeout`, `ChunkedEncodingError` for an answer cut short), so callers
+        handle both paths alike."""
         target = self._prefix + path
         if params:
             target += ("&" if "?" in target else "?") + urlencode(params, doseq=True)
         target = requote_uri(target)
         sent = {**self._session.headers, **headers}
-        urllib3_timeout = _timeout(timeout)
-        for attempt in (1, 2):
-            pool = self._resolve_pool()
-            try:
-                raw = pool.urlopen(method, target, body=body, headers=sent, redirect=False,
-                                   assert_same_host=False, retries=False,
-                                   preload_content=False, decode_content=False,
-                                   timeout=urllib3_timeout)
-                break
-            except ClosedPoolError:
-                if attempt == 2:
-                    raise requests.ConnectionError("the connection pool was closed") from None
-            except Urllib3SSLError as err:
-                raise requests.exceptions.SSLError(err) from err
-            except NewConnectionError as err:
-                raise requests.ConnectionError(err) from err
-            except ConnectTimeoutError as err:
-                raise requests.ConnectTimeout(err) from err
-            except ReadTimeoutError as err:
-                raise requests.ReadTimeout(err) from err
-            except (ProtocolError, OSError, urllib3.exceptions.HTTPError) as err:
-                raise requests.ConnectionError(err) from err
+        connect_timeout, read_timeout = _timeouts(timeout)
+        answer = self._connection_pool().request(method, target, sent, body,
+                                                 connect_timeout, read_timeout)
         response = requests.Response()
-        response.status_code = raw.status
-        response.headers = CaseInsensitiveDict(raw.headers)
+        response.status_code = answer.status
+        response.headers = CaseInsensitiveDict(answer.headers)
         response.encoding = get_encoding_from_headers(response.headers)
-        response.raw = raw
-        response.reason = raw.reason
+        response.reason = answer.reason
         response.url = self._origin + target
         response.connection = self._adapter
+        response._content = answer.body
+        response._content_consumed = True
         request = requests.PreparedRequest()
         request.method = method
         request.url = response.url
@@ -151,10 +152,12 @@ class RoundTripper:
         return response
 
 
-def _timeout(timeout: Any) -> urllib3.Timeout:
+def _timeouts(timeout: Any) -> tuple[float | None, float | None]:
+    """(connect, read) seconds from what requests takes: a number, a pair or a
+    urllib3 `Timeout`."""
     if isinstance(timeout, tuple):
         connect, read = timeout
-        return urllib3.Timeout(connect=connect, read=read)
+        return connect, read
     if isinstance(timeout, urllib3.Timeout):
-        return timeout
-    return urllib3.Timeout(connect=timeout, read=timeout)
+        return timeout.connect_timeout, timeout.read_timeout  # type: ignore[return-value]
+    return timeout, timeout

@@ -72,10 +72,12 @@ Answer = tuple[int, str, bytes]  # status, content type, body
 
 
 @contextmanager
-def answering_server(answer: Callable[[str, dict[str, str]], Answer]
+def answering_server(answer: Callable[[str, dict[str, str]], Answer], keep_alive: bool = False
                     ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """A real HTTP server on loopback answering each GET with `answer(path, query)`;
-    yields its URL and the requests it saw (path, query, headers)."""
+    yields its URL and the requests it saw (path, query, headers, the client's port).
+    It closes each connection after its answer unless `keep_alive` (then the client
+    must close its connections before the server stops)."""
     seen: list[dict[str, Any]] = []
 
     class Handler(BaseHTTPRequestHandler):
@@ -84,15 +86,17 @@ def answering_server(answer: Callable[[str, dict[str, str]], Answer]
         def do_GET(self) -> None:
             parts = urlsplit(self.path)
             query = {k: v[0] for k, v in parse_qs(parts.query).items()}
-            seen.append({"path": parts.path, "query": query, "headers": dict(self.headers)})
+            seen.append({"path": parts.path, "query": query, "headers": dict(self.headers),
+                         "client_port": self.client_address[1]})
             status, content_type, body = answer(parts.path, query)
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
-            self.send_header("Connection", "close")  # no handler thread outlives the test
+            if not keep_alive:
+                self.send_header("Connection", "close")  # no handler thread outlives it
             self.end_headers()
             self.wfile.write(body)
-            self.close_connection = True
+            self.close_connection = not keep_alive
 
         def log_message(self, format: str, *args: object) -> None:
             pass
