@@ -29,6 +29,7 @@ from email.message import Message
 from typing import Any
 
 from kubenb.server import errors
+from kubenb.server.request_head import RequestHeaders
 from kubenb.server.storage import Storage
 from kubenb.server.tokens import InvalidToken, TokenClaims, TokenIssuer, looks_like_jwt
 from kubenb.timeutil import parse_time
@@ -104,9 +105,10 @@ def service_account_user(claims: TokenClaims, sa_uid: str,
                     (*service_account_groups(claims.namespace), AUTHENTICATED), extra)
 
 
-def _all(headers: Message | Mapping[str, str], name: str) -> list[str]:
-    if isinstance(headers, Message):
-        return [str(v) for v in headers.get_all(name) or []]
+def _all(headers: RequestHeaders | Message | Mapping[str, str], name: str) -> list[str]:
+    get_all = getattr(headers, "get_all", None)  # a Message or the server's RequestHeaders
+    if get_all is not None:
+        return [str(v) for v in get_all(name) or []]
     value = next((v for k, v in headers.items() if k.lower() == name.lower()), None)
     return [] if value is None else [value]
 
@@ -128,7 +130,7 @@ class ImpersonationRequest:
     subresource: str = ""
 
 
-def impersonation_requests(headers: Message | Mapping[str, str]
+def impersonation_requests(headers: RequestHeaders | Message | Mapping[str, str]
                            ) -> tuple[UserInfo, list[ImpersonationRequest]] | None:
     """The user `Impersonate-*` headers ask for, and what must be allowed for it; None
     when the request impersonates no one. A group, uid or extra without a user raises

@@ -58,6 +58,7 @@ from kubenb.server.params import bool_param, go_parse_bool
 from kubenb.server.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH
 from kubenb.server.rbac import RBACAuthorizer, forbidden
 from kubenb.server.registry import Registry, present
+from kubenb.server.request_head import RequestHeaders
 from kubenb.server.request_info import Attributes, request_attributes
 from kubenb.server.resources import ResourceRegistry, ResourceType
 from kubenb.server.storage import Storage
@@ -94,7 +95,7 @@ class Request:
     method: str
     path: str
     params: dict[str, str]
-    headers: Message | dict[str, str]
+    headers: RequestHeaders | Message | dict[str, str]
     body: bytes = b""
     user: UserInfo = ADMIN  # who sent it, once authenticated (and impersonated)
     warnings: list[str] = field(default_factory=list)  # admission webhooks' warnings
@@ -258,7 +259,7 @@ class ApiHandler:
                     raise _NotFoundPage()
                 return self._encode(request, doc)
             group, version, rest = parts[1], parts[2], parts[3:]
-        if not self.types.in_group_version(group, version):
+        if not self.types.serves(group, version):
             raise _NotFoundPage()
         if not rest:
             doc = discovery.api_resource_list(self.types, group, version)

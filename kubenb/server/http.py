@@ -1,4 +1,8 @@
-"""The HTTP side, on the standard library's ThreadingHTTPServer (no hand-parsed HTTP).
+"""The HTTP side, on the standard library's ThreadingHTTPServer.
+
+Requests are read as `http.server` reads them, except the header block, which
+`kubenb.server.request_head` reads without the `email` package; a whole response
+(header block and body) goes out in one write.
 
 It listens with the kernel's backlog (net.core.somaxconn), as a Go server does, so a
 storm of connections waits in the kernel, not on SYN retransmits. One named daemon
@@ -18,12 +22,14 @@ connection ends with the server's own close_notify, as a real API server's does.
 from __future__ import annotations
 
 import contextlib
+import email.utils
 import itertools
 import logging
 import select
 import socket
 import ssl
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -32,6 +38,7 @@ from urllib.parse import parse_qsl, urlsplit
 from kubenb.server import errors
 from kubenb.server.handlers import MAX_BODY, ApiHandler, Request, Response, status_response
 from kubenb.server.pod_logs import LogStream
+from kubenb.server.request_head import HeaderBlockError, read_headers
 from kubenb.server.watch import WatchStream
 from kubenb.server.watch_mux import LAST_CHUNK_TIMEOUT, WatchMux, frame_chunk
 
@@ -46,6 +53,23 @@ _HTTP_ON_TLS_PORT = (b"HTTP/1.0 400 Bad Request\r\n\r\n"
 _HTTP_STARTS = (b"GET /", b"HEAD ", b"POST ", b"PUT /", b"OPTIO")
 _TLS_HANDSHAKE_RECORD = 0x16
 _MAX_REQUEST_HEAD = 65536
+
+
+#: Bodies up to this size go out in the same write as their header block.
+_JOINED_BODY = 65536
+
+_date_cache: tuple[int, str] = (0, "")  # replaced whole, so threads read it safely
+
+
+def _date() -> str:
+    """The Date header's value (RFC 7231 IMF-fixdate), made once a second."""
+    global _date_cache
+    now = int(time.time())
+    second, text = _date_cache
+    if second != now:
+        text = email.utils.formatdate(now, usegmt=True)
+        _date_cache = (now, text)
+    return text
 
 
 def listen_backlog() -> int:
@@ -64,6 +88,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
     server_version = "kubenb"
     timeout = 120  # idle keep-alive connections go away after this many seconds
     server: KubeHTTPServer
+    raw_requestline: bytes
 
     def setup(self) -> None:
         super().setup()
@@ -77,11 +102,61 @@ class _RequestHandler(BaseHTTPRequestHandler):
 
     do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
 
+    def parse_request(self) -> bool:
+        """`BaseHTTPRequestHandler.parse_request`, with the header block read by
+        `read_headers`: the request line, the protocol version, keep-alive and
+        `Expect: 100-continue` as it handles them."""
+        self.command = None  # type: ignore[assignment]  # as the base class does
+        self.request_version = version = self.default_request_version
+        self.close_connection = True
+        line = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
+        self.requestline = line
+        words = line.split()
+        if not words:
+            return False
+        if len(words) >= 3:
+            version = words[-1]
+            numbers = version[5:].split(".") if version.startswith("HTTP/") else []
+            if (len(numbers) != 2 or not all(n.isdigit() and len(n) <= 10 for n in numbers)):
+                self.send_error(400, f"Bad request version ({version!r})")
+                return False
+            number = (int(numbers[0]), int(numbers[1]))
+            if number >= (2, 0):
+                self.send_error(505, f"Invalid HTTP version ({version[5:]})")
+                return False
+            self.close_connection = number < (1, 1)
+            self.request_version = version
+        if not 2 <= len(words) <= 3:
+            self.send_error(400, f"Bad request syntax ({line!r})")
+            return False
+        command, path = words[:2]
+        if len(words) == 2:
+            self.close_connection = True
+            if command != "GET":
+                self.send_error(400, f"Bad HTTP/0.9 request type ({command!r})")
+                return False
+        self.command = command
+        self.path = "/" + path.lstrip("/") if path.startswith("//") else path
+        try:
+            self.headers = read_headers(self.rfile)  # type: ignore[assignment]
+        except HeaderBlockError as err:
+            self.send_error(err.status, str(err))
+            return False
+        connection = (self.headers.get("Connection") or "").lower()
+        if connection == "close":
+            self.close_connection = True
+        elif connection == "keep-alive":
+            self.close_connection = False
+        expect = (self.headers.get("Expect") or "").lower()
+        if expect == "100-continue" and self.request_version >= "HTTP/1.1":
+            return self.handle_expect_100()
+        return True
+
     def send_response(self, code: int, message: str | None = None) -> None:
         # Like the real apiserver: no Server header.
         self.log_request(code)
         self.send_response_only(code, message)
-        self.send_header("Date", self.date_time_string())
+        self.send_header("Date", _date())
 
     def send_error(self, code: int, message: str | None = None,
                    explain: str | None = None) -> None:
@@ -131,20 +206,27 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self._send(result)
 
     def _send(self, response: Response) -> None:
-        self.send_response(response.status)
+        """The status line, header block and body in one write (two for a large body,
+        which is not copied to join them)."""
+        self.log_request(response.status)
+        phrase = self.responses.get(response.status, ("",))[0]
+        head = [f"HTTP/1.1 {response.status} {phrase}\r\nDate: {_date()}\r\n"]
         if not any(name.lower() == "cache-control" for name, _ in response.headers):
-            self.send_header("Cache-Control", "no-cache, private")
-        self.send_header("Content-Type", response.content_type)
-        for name, value in response.headers:
-            self.send_header(name, value)
+            head.append("Cache-Control: no-cache, private\r\n")
+        head.append(f"Content-Type: {response.content_type}\r\n")
+        head.extend(f"{name}: {value}\r\n" for name, value in response.headers)
         if self.close_connection:
             # Say so: a client that is not told pools the socket, and its next request
             # on it fails (after a 413 that left the body unread, for one).
-            self.send_header("Connection", "close")
-        self.send_header("Content-Length", str(len(response.body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(response.body)
+            head.append("Connection: close\r\n")
+        body = response.body if self.command != "HEAD" else b""
+        head.append(f"Content-Length: {len(response.body)}\r\n\r\n")
+        data = "".join(head).encode("latin-1")
+        if len(body) <= _JOINED_BODY:
+            self.wfile.write(data + body)
+        else:
+            self.wfile.write(data)
+            self.wfile.write(body)
 
     def _stream_log(self, stream: LogStream) -> None:
         """A kubelet's log, passed on chunked as it comes (what `kubectl logs -f` reads)."""

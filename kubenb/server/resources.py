@@ -340,6 +340,7 @@ class ResourceRegistry:
     def __init__(self, types: Iterable[ResourceType] = BUILTIN_TYPES) -> None:
         self._lock = threading.Lock()
         self._types: dict[tuple[str, str, str], ResourceType] = {}
+        self._group_versions: frozenset[tuple[str, str]] | None = None  # made on demand
         for rtype in types:
             self.add(rtype)
 
@@ -347,11 +348,13 @@ class ResourceRegistry:
         """Serve `rtype` (replacing a type of the same group/version/plural)."""
         with self._lock:
             self._types[(rtype.group, rtype.version, rtype.plural)] = rtype
+            self._group_versions = None
 
     def remove(self, group: str, version: str, plural: str) -> None:
         """Stop serving a type (e.g. when its CRD is deleted)."""
         with self._lock:
             self._types.pop((group, version, plural), None)
+            self._group_versions = None
 
     def replace_crd(self, crd_name: str, types: Iterable[ResourceType]) -> None:
         """Serve exactly `types` for one CRD (none: the CRD is gone), atomically."""
@@ -360,6 +363,7 @@ class ResourceRegistry:
                 del self._types[key]
             for rtype in types:
                 self._types[(rtype.group, rtype.version, rtype.plural)] = rtype
+            self._group_versions = None
 
     def crd_types(self, crd_name: str) -> list[ResourceType]:
         """The types one CRD serves now."""
@@ -396,6 +400,14 @@ class ResourceRegistry:
             found.setdefault(rtype.group, set()).add(rtype.version)
         groups = sorted(found, key=_group_sort_key)
         return {g: sorted(found[g], key=_version_sort_key) for g in groups}
+
+    def serves(self, group: str, version: str) -> bool:
+        """Whether any type of `group`/`version` is served (asked by every request: a
+        set lookup, not a sorted walk of every type)."""
+        with self._lock:
+            if self._group_versions is None:
+                self._group_versions = frozenset((g, v) for g, v, _ in self._types)
+            return (group, version) in self._group_versions
 
     def in_group_version(self, group: str, version: str) -> list[ResourceType]:
         """The types of one group-version, sorted by plural as discovery lists them."""
