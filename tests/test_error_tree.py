@@ -17,7 +17,7 @@ import kubenb.errors
 # (or turns them into the ApiError a client would get at its Python entry points).
 SERVER_INTERNAL = {"StatusError", "TooOldError", "PatchError", "PatchFormatError",
                    "ProtobufError", "UnsupportedKind", "TooDeepError", "InvalidToken",
-                   "ImpersonationError"}
+                   "ImpersonationError", "HeaderBlockError"}
 # The same for the simulated kubelet's log endpoint: it answers them as HTTP errors.
 KUBELET_INTERNAL = {"LogNotFound", "LogOptionsError"}
 # kubenb.port's own signal, caught where a construct becomes a TODO(port) line.

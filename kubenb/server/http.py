@@ -37,6 +37,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from kubenb.server import errors
 from kubenb.server.handlers import MAX_BODY, ApiHandler, Request, Response, status_response
+from kubenb.server.idle_connections import LINGER, IdleConnections
 from kubenb.server.pod_logs import LogStream
 from kubenb.server.request_head import HeaderBlockError, read_headers
 from kubenb.server.watch import WatchStream
@@ -101,6 +102,43 @@ class _RequestHandler(BaseHTTPRequestHandler):
         self._handle()
 
     do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
+
+    def handle(self) -> None:
+        """Requests one after the other while the client keeps the connection; one that
+        stays quiet for `LINGER` seconds is parked (`IdleConnections`) and this thread
+        ends, and its next request starts another."""
+        self.handle_one_request()
+        while not self.close_connection:
+            if not self._request_within(LINGER) and self.server.park(self.connection,
+                                                                     self.client_address):
+                return
+            self.handle_one_request()
+
+    def _request_within(self, seconds: float) -> bool:
+        """Whether the next request (or the client's hang-up) comes within `seconds`:
+        bytes already buffered count, so a pipelined request is never parked unread."""
+        sock = self.connection
+        tls = isinstance(sock, ssl.SSLSocket)
+        if tls and sock.pending():
+            return True
+        try:
+            sock.setblocking(False)
+            buffered = self.rfile.peek(1)  # type: ignore[attr-defined]
+        except (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError):
+            buffered = None  # nothing yet
+        except (OSError, ValueError):
+            return True  # broken: the next read says so
+        finally:
+            with contextlib.suppress(OSError):
+                sock.settimeout(self.timeout)
+        if buffered or (tls and buffered == b""):
+            # A request; or, over TLS, the end (a close_notify read now, which the
+            # socket would not signal again). A plain socket's end stays readable.
+            return True
+        try:
+            return bool(select.select([sock], [], [], seconds)[0])
+        except (OSError, ValueError):
+            return True
 
     def parse_request(self) -> bool:
         """`BaseHTTPRequestHandler.parse_request`, with the header block read by
@@ -358,6 +396,10 @@ class KubeHTTPServer(ThreadingHTTPServer):
         self.watch_mux = WatchMux(f"kubenb-server-watches-{self.server_address[1]}",
                                   resume=self.resume_connection, close=self.shutdown_request,
                                   idle_timeout=_RequestHandler.timeout)
+        self.idle = IdleConnections(f"kubenb-server-idle-{self.server_address[1]}",
+                                    resume=self.resume_connection,
+                                    close=self.shutdown_request,
+                                    idle_timeout=_RequestHandler.timeout)
 
     def process_request(self, request: Any, client_address: Any) -> None:
         self._start_connection_thread(request, client_address, handshake=True)
@@ -392,6 +434,23 @@ class KubeHTTPServer(ThreadingHTTPServer):
             self._sockets.discard(request)
             self._handed_over.add(me)
         if self.watch_mux.add(request, stream, client_address, keep_alive):
+            return True
+        with self._lock:
+            self._sockets.add(request)
+            self._handed_over.discard(me)
+        return False
+
+    def park(self, request: socket.socket, client_address: Any) -> bool:
+        """Give a connection waiting for its next request to `idle` (called on the
+        connection's thread, which must then leave the socket alone); False if it
+        takes no more (the server is stopping)."""
+        me = threading.current_thread()
+        with self._lock:
+            if self._closing:
+                return False
+            self._sockets.discard(request)
+            self._handed_over.add(me)
+        if self.idle.park(request, client_address):
             return True
         with self._lock:
             self._sockets.add(request)
@@ -477,6 +536,7 @@ class KubeHTTPServer(ThreadingHTTPServer):
         connection is closed) and shut every other open connection, so blocked reads
         return and threads end."""
         self.watch_mux.stop()
+        self.idle.stop()
         with self._lock:
             self._closing = True
             sockets = list(self._sockets)
@@ -492,5 +552,8 @@ class KubeHTTPServer(ThreadingHTTPServer):
         for thread in threads:
             thread.join(timeout)
         left = [t for t in threads if t.is_alive()]
-        mux = self.watch_mux.join(timeout)
-        return left if mux is None else [*left, mux]
+        for sender in (self.watch_mux, self.idle):
+            still = sender.join(timeout)
+            if still is not None:
+                left.append(still)
+        return left
