@@ -25,6 +25,7 @@ import random
 import uuid
 from typing import Any
 
+from kubenb.jsoncopy import json_copy
 from kubenb.meta import dict_field
 from kubenb.server import admission, defaults, errors
 from kubenb.server import crd as crds
@@ -310,7 +311,7 @@ class Registry:
         `managed_fields` stores exactly those (what a server-side apply computed).
         """
         meta = dict(self._check_body(rtype, body))
-        body = copy.deepcopy(body)
+        body = json_copy(body)
         if rtype.namespaced:
             body_ns = meta.get("namespace")
             if body_ns and body_ns != namespace:
@@ -342,9 +343,9 @@ class Registry:
                 meta["generation"] = 1
             else:
                 meta.pop("generation", None)
-            body = copy.deepcopy(body)
+            body = json_copy(body)
             self._prepare_create(rtype, name, meta, body)
-            obj = _shape(rtype, body, copy.deepcopy(meta))
+            obj = _shape(rtype, body, json_copy(meta))
             defaults.set_defaults(rtype, obj)
             if crds.is_crd(rtype):
                 self._check_crd(obj, None)
@@ -437,7 +438,7 @@ class Registry:
                 raise errors.conflict(rtype.plural, name, rtype.group, _missing_for_uid(
                     rtype, ns, name, str(meta["uid"])))
             old = self._get_or_404(rtype, ns, name)
-            return present(rtype, self._replace(rtype, ns, name, old, copy.deepcopy(body),
+            return present(rtype, self._replace(rtype, ns, name, old, json_copy(body),
                                                 subresource, manager))
 
     def _replace(self, rtype: ResourceType, ns: str, name: str, old: Obj,
@@ -589,7 +590,7 @@ class Registry:
                 {})) from None
         if not isinstance(new, dict):
             raise errors.bad_request("the patched object is not a JSON object")
-        return copy.deepcopy(new)
+        return json_copy(new)
 
     def apply(self, rtype: ResourceType, namespace: str, name: str, config: Any,
               manager: Manager, force: bool = False, subresource: str = ""
@@ -615,7 +616,7 @@ class Registry:
         if rtype.namespaced and meta.get("namespace") and meta["namespace"] != ns:
             raise errors.bad_request("the namespace of the provided object does not match the "
                                      "namespace sent on the request")
-        applied = copy.deepcopy(config)
+        applied = json_copy(config)
         applied["metadata"] = dict(applied.get("metadata") or {}, name=name)
         if rtype.namespaced:
             applied["metadata"]["namespace"] = ns
@@ -643,7 +644,7 @@ class Registry:
             merged, managed = server_side_apply(present(rtype, live), applied, manager,
                                                 rtype.group_version, now, merge, force,
                                                 rtype.custom)
-            new = self._replace(rtype, ns, name, live, copy.deepcopy(merged), subresource,
+            new = self._replace(rtype, ns, name, live, json_copy(merged), subresource,
                                 managed_fields=managed)
             return present(rtype, new), False
 
