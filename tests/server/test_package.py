@@ -18,7 +18,8 @@ MODULES = sorted(p.stem for p in SERVER.glob("*.py") if p.stem != "__init__")
 # What the API server may import besides itself (DESIGN.md: it stands beside the client
 # tower on the ground floor).
 GROUND_FLOOR = {
-    "kubenb._version", "kubenb.clock", "kubenb.errors", "kubenb.fields", "kubenb.jsondecode",
+    "kubenb._version", "kubenb.clock", "kubenb.errors", "kubenb.fields", "kubenb.jsoncopy",
+    "kubenb.jsondecode",
     "kubenb.jsonpath", "kubenb.labels", "kubenb.meta", "kubenb.nodeinfo", "kubenb.printers",
     "kubenb.quantity", "kubenb.recording.format", "kubenb.redact", "kubenb.timeutil",
 }
