@@ -13,11 +13,20 @@ not reused while the entry keeps its object alive); a newer version, or an older
 read for an Exact list, is encoded afresh. Entries of replaced and deleted versions are
 dropped by starting the resource over once its entries outnumber twice its stored
 objects.
+
+A list asked again with nothing changed (a client polling, a controller relisting)
+finds more: the last `RECENT_LISTS` lists are kept as their objects and their items
+joined into one piece of JSON (`RawItems`), found by the identities of the objects
+listed (each entry holds its objects, so an identity is not reused while it is kept),
+so the items are neither looked up one by one nor joined again. Only lists up to
+`JOINED_AT_MOST` bytes keep their joined piece (a list of 100k pods would hold its
+400 MB twice).
 """
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -25,7 +34,13 @@ import msgspec
 
 from kubenb.server.encoding import dumps, dumps_line
 
-__all__ = ["ListItemCache", "dumps_list", "list_item"]
+__all__ = ["JOINED_AT_MOST", "RECENT_LISTS", "ListItemCache", "RawItems", "dumps_list",
+           "list_item"]
+
+#: Lists kept whole (their objects and joined items), the most recent first out.
+RECENT_LISTS = 8
+#: The most bytes of joined items one kept list holds on to.
+JOINED_AT_MOST = 8 << 20
 
 Obj = dict[str, Any]
 
@@ -42,15 +57,31 @@ def dumps_list(doc: Obj) -> bytes:
     items, encoded and escaped already, are joined into it, so the bytes of a large
     list are neither re-encoded nor scanned again."""
     items = doc.get("items") or []
-    if not all(type(item) is msgspec.Raw for item in items):  # a custom resource's list
-        return dumps(doc)
+    if type(items) is not RawItems and not all(type(item) is msgspec.Raw for item in items):
+        return dumps(doc)  # a custom resource's list
     envelope = dumps_line({**doc, "items": []})
     if not envelope.endswith(_EMPTY_ITEMS):  # "items" is not the last key: no splice
         return dumps(doc)
-    return b"".join((envelope[:-2], b",".join(items), b"]}\n"))
+    joined = items.joined() if type(items) is RawItems else b",".join(items)
+    return b"".join((envelope[:-2], joined, b"]}\n"))
 
 
 _EMPTY_ITEMS = b'"items":[]}'
+
+
+class RawItems(list):  # type: ignore[type-arg]  # of msgspec.Raw
+    """A list's encoded items, and (once asked for) their JSON joined by commas, kept
+    with them when not over `JOINED_AT_MOST` bytes. Never changed once made."""
+
+    _joined: bytes | None = None
+
+    def joined(self) -> bytes:
+        if self._joined is not None:
+            return self._joined
+        joined = b",".join(self)
+        if len(joined) <= JOINED_AT_MOST:
+            self._joined = joined
+        return joined
 
 
 class ListItemCache:
@@ -60,14 +91,24 @@ class ListItemCache:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._entries: dict[str, dict[int, tuple[Obj, msgspec.Raw]]] = {}
+        # (resource, identities of the objects listed) -> (the objects, their items)
+        self._lists: OrderedDict[tuple[str, tuple[int, ...]], tuple[list[Obj], RawItems]] = (
+            OrderedDict())
 
     def raw_items(self, resource: str, objects: Iterable[Obj],
-                  stored_count: Callable[[], int]) -> list[msgspec.Raw]:
-        """`objects` as list items ready to be embedded by msgspec (`msgspec.Raw`);
-        `stored_count()` says how many objects of `resource` are stored (for pruning)."""
+                  stored_count: Callable[[], int]) -> RawItems:
+        """`objects` as list items ready to be embedded by msgspec (`msgspec.Raw`), the
+        same `RawItems` as last time for the very same objects; `stored_count()` says
+        how many objects of `resource` are stored (for pruning)."""
+        objects = list(objects)
+        key = (resource, tuple(map(id, objects)))
         with self._lock:
+            kept = self._lists.get(key)
+            if kept is not None:
+                self._lists.move_to_end(key)
+                return kept[1]
             entries = self._entries.setdefault(resource, {})
-        out = []
+        out = RawItems()
         for obj in objects:
             entry = entries.get(id(obj))
             if entry is not None and entry[0] is obj:  # the entry holds obj: id not reused
@@ -78,6 +119,10 @@ class ListItemCache:
             out.append(raw)
         if len(entries) > 2 * stored_count() + 64:  # mostly replaced versions: start over
             self.forget(resource)
+        with self._lock:
+            self._lists[key] = (objects, out)
+            while len(self._lists) > RECENT_LISTS:
+                self._lists.popitem(last=False)
         return out
 
     def size(self, resource: str) -> int:
@@ -89,3 +134,5 @@ class ListItemCache:
         """Drop every entry of `resource` (the next list encodes its items again)."""
         with self._lock:
             self._entries.pop(resource, None)
+            for key in [key for key in self._lists if key[0] == resource]:
+                del self._lists[key]

@@ -10,9 +10,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kubenb.server import EmbeddedServer
+from kubenb.server import EmbeddedServer, list_items
 from kubenb.server.encoding import dumps
-from kubenb.server.list_items import ListItemCache, dumps_list
+from kubenb.server.list_items import RECENT_LISTS, ListItemCache, RawItems, dumps_list
 from kubenb.server.registry import Registry
 from kubenb.server.resources import ResourceType
 from tests.helpers import Kubectl, needs_kubectl
@@ -77,6 +77,38 @@ def test_the_cache_starts_a_resource_over_once_it_holds_mostly_old_versions() ->
                    for i in range(10)]
         cache.raw_items("configmaps", objects, lambda: 10)
     assert cache.size("configmaps") <= 2 * 10 + 64
+
+
+def test_the_same_objects_listed_again_give_the_same_items_joined_once() -> None:
+    cache = ListItemCache()
+    objects = [{"metadata": {"name": f"o{i}"}, "data": {"k": "v"}} for i in range(5)]
+    first = cache.raw_items("configmaps", objects, lambda: 5)
+    assert type(first) is RawItems
+    doc = {"kind": "ConfigMapList", "apiVersion": "v1", "metadata": {}, "items": first}
+    assert dumps_list(doc) == dumps({**doc, "items": [json.loads(bytes(r)) for r in first]})
+    again = cache.raw_items("configmaps", list(objects), lambda: 5)
+    assert again is first and again.joined() is first.joined()  # joined once, kept
+    changed = [*objects[:4], {"metadata": {"name": "o4"}, "data": {"k": "new"}}]
+    assert cache.raw_items("configmaps", changed, lambda: 5) is not first
+    assert cache.raw_items("configmaps", objects[:3], lambda: 5) is not first  # a page
+
+
+def test_only_the_most_recent_lists_are_kept_whole() -> None:
+    cache = ListItemCache()
+    objects = [{"metadata": {"name": f"o{i}"}} for i in range(RECENT_LISTS + 2)]
+    lists = [cache.raw_items("configmaps", [obj], lambda: len(objects)) for obj in objects]
+    assert cache.raw_items("configmaps", [objects[-1]], lambda: 0) is lists[-1]
+    assert cache.raw_items("configmaps", [objects[0]], lambda: 0) is not lists[0]
+    cache.forget("configmaps")
+    assert cache.raw_items("configmaps", [objects[-1]], lambda: 0) is not lists[-1]
+
+
+def test_a_large_list_does_not_keep_its_joined_items(monkeypatch: Any) -> None:
+    monkeypatch.setattr(list_items, "JOINED_AT_MOST", 100)
+    cache = ListItemCache()
+    objects = [{"metadata": {"name": f"object-{i}"}} for i in range(20)]
+    items = cache.raw_items("configmaps", objects, lambda: 20)
+    assert items.joined() == items.joined() and items.joined() is not items.joined()
 
 
 def test_a_custom_resource_list_is_encoded_whole() -> None:
