@@ -130,22 +130,32 @@ def _field(token: str) -> FieldInfo:
         patch_merge_key=values.get("K", ""))
 
 
+class _Structs(dict[str, StructInfo]):
+    """Every struct of the table by id, each parsed the first time it is asked for: a
+    cluster touches a few dozen of the table's structs, and parsing all of them cost a
+    process's first cluster about 15 ms of its start."""
+
+    def __init__(self, lines: dict[str, str]) -> None:
+        super().__init__()
+        self._lines = lines
+
+    def __missing__(self, sid: str) -> StructInfo:
+        head, *tokens = self._lines[sid].split()
+        info = StructInfo(sid, head.endswith("!"), tuple(_field(t) for t in tokens))
+        self[sid] = info  # two threads parsing one struct at once store equal values
+        return info
+
+
 @functools.lru_cache(maxsize=1)
-def _structs() -> dict[str, StructInfo]:
-    """Every struct of the table by id."""
+def _structs() -> _Structs:
+    """The table's structs by id (see `_Structs`)."""
     lines: list[str] = []
     for line in k8s_types.TABLE.strip().splitlines():
         if line.startswith("  ") and lines:
             lines[-1] += " " + line.strip()
         else:
             lines.append(line)
-    out = {}
-    for line in lines:
-        head, *tokens = line.split()
-        atomic = head.endswith("!")
-        sid = head.rstrip("!")
-        out[sid] = StructInfo(sid, atomic, tuple(_field(t) for t in tokens))
-    return out
+    return _Structs({line.split(None, 1)[0].rstrip("!"): line for line in lines})
 
 
 def struct(sid: str) -> StructInfo:
@@ -158,19 +168,25 @@ def _group_version(package: str) -> tuple[str, str]:
 
 
 @functools.lru_cache(maxsize=1)
-def kinds() -> dict[tuple[str, str, str], StructInfo]:
-    """(group, version, kind) -> the kind's struct, for every built-in kind in the table."""
+def _kind_ids() -> dict[tuple[str, str, str], str]:
+    """(group, version, kind) -> the kind's struct id, for every built-in kind."""
     out = {}
     for sid in k8s_types.KINDS.split():
         package, _, kind = sid.rpartition(".")
         group, version = _group_version(package)
-        out[(group, version, kind)] = struct(sid)
+        out[(group, version, kind)] = sid
     return out
+
+
+def kinds() -> dict[tuple[str, str, str], StructInfo]:
+    """(group, version, kind) -> the kind's struct, for every built-in kind in the table."""
+    return {key: struct(sid) for key, sid in _kind_ids().items()}
 
 
 def kind_struct(group: str, version: str, kind: str) -> StructInfo | None:
     """The struct of a built-in kind (None for custom resources and unknown kinds)."""
-    return kinds().get((group, version, kind))
+    sid = _kind_ids().get((group, version, kind))
+    return None if sid is None else struct(sid)
 
 
 def ordered(value: Any, info: StructInfo | None) -> Any:
