@@ -295,42 +295,37 @@ def _exchange(conn: _Connection, method: str, head: bytes, body: bytes | None,
     sock, reader = conn.sock, conn.reader
     assert sock is not None and reader is not None
     sock.settimeout(read_timeout)
+    status_line = b""
     try:
-        if body:
-            if len(body) < 16384:
-                sock.sendall(head + body)
-            else:
-                sock.sendall(head)
-                sock.sendall(body)
+        if body and len(body) < 16384:
+            sock.sendall(head + body)
         else:
             sock.sendall(head)
+            if body:
+                sock.sendall(body)
         status_line = reader.readline(MAX_LINE + 1)
+        if status_line:
+            return _read_answer(reader, method, status_line)
+    except requests.RequestException:
+        raise  # an answer that is not HTTP/1.x, said as such (an OSError too)
     except TimeoutError as err:
         conn.raise_if_aborted(err)
-        raise _error("read-timeout", f"no answer in {read_timeout} s "
-                                         f"(read timeout={read_timeout})") from err
+        raise _error("read-timeout", f"no whole answer in {read_timeout} s (read timeout="
+                                     f"{read_timeout})") from err
     except OSError as err:
         conn.raise_if_aborted(err)
+        if status_line:
+            raise _error("broken", f"the connection broke while reading the answer: "
+                                   f"{err}") from err
         if isinstance(err, ssl.SSLError):  # TLS 1.3: a refused client certificate
             raise _error("tls", str(err)) from err
         if reused and method in _IDEMPOTENT:
             raise _Stale() from err
         raise _error("closed", f"the connection broke before an answer: {err}") from err
-    if not status_line:
-        conn.raise_if_aborted(ConnectionResetError())
-        if reused and method in _IDEMPOTENT:
-            raise _Stale()
-        raise _error("closed", "the server closed the connection without answering")
-    try:
-        return _read_answer(reader, method, status_line)
-    except TimeoutError as err:
-        conn.raise_if_aborted(err)
-        raise _error("read-timeout", f"the answer stopped coming (read timeout="
-                                         f"{read_timeout})") from err
-    except OSError as err:
-        conn.raise_if_aborted(err)
-        raise _error("broken", f"the connection broke while reading the answer: "
-                                   f"{err}") from err
+    conn.raise_if_aborted(ConnectionResetError())
+    if reused and method in _IDEMPOTENT:
+        raise _Stale()
+    raise _error("closed", "the server closed the connection without answering")
 
 
 def _read_answer(reader: BinaryIO, method: str, status_line: bytes) -> tuple[Answer, bool]:

@@ -22,6 +22,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from kubenb.server.work_thread import WorkThreads
+
 __all__ = ["LINGER", "IdleConnections"]
 
 #: Seconds a connection thread waits for the next request before parking its socket.
@@ -33,7 +35,6 @@ class IdleConnections:
 
     def __init__(self, name: str, resume: Callable[[socket.socket, Any], None],
                  close: Callable[[socket.socket], None], idle_timeout: float) -> None:
-        self._name = name
         self._resume = resume
         self._close = close
         self._idle_timeout = idle_timeout
@@ -41,7 +42,7 @@ class IdleConnections:
         self._incoming: list[tuple[socket.socket, Any, float]] = []
         self._stopping = False
         self._thread: threading.Thread | None = None
-        self._threads: list[threading.Thread] = []
+        self._work = WorkThreads(name)  # for join(): an ending thread too
         self._wake_w: socket.socket | None = None
         self._parked = 0  # the thread's count, published under the lock
 
@@ -76,12 +77,7 @@ class IdleConnections:
 
     def join(self, timeout: float) -> threading.Thread | None:
         """Wait for the thread to end (after `stop()`); returns it if still alive."""
-        with self._lock:
-            threads = list(self._threads)
-        for thread in threads:
-            thread.join(timeout)
-        alive = [thread for thread in threads if thread.is_alive()]
-        return alive[0] if alive else None
+        return self._work.join(timeout)
 
     def _start_thread(self) -> None:
         """(The caller holds the lock.)"""
@@ -89,12 +85,7 @@ class IdleConnections:
         wake_r.setblocking(False)
         wake_w.setblocking(False)
         self._wake_w = wake_w
-        thread = threading.Thread(target=self._run, args=(wake_r, wake_w), name=self._name,
-                                  daemon=True)
-        self._threads = [t for t in self._threads if t.is_alive()]
-        self._threads.append(thread)
-        self._thread = thread
-        thread.start()
+        self._thread = self._work.start(self._run, wake_r, wake_w)
 
     def _run(self, wake_r: socket.socket, wake_w: socket.socket) -> None:
         selector = selectors.DefaultSelector()

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kubenb.server.watch import WatchStream
+from kubenb.server.work_thread import WorkThreads
 
 __all__ = ["LAST_CHUNK_TIMEOUT", "WatchMux", "frame_chunk"]
 
@@ -99,7 +100,6 @@ class WatchMux:
 
     def __init__(self, name: str, resume: Callable[[socket.socket, Any], None],
                  close: Callable[[socket.socket], None], idle_timeout: float) -> None:
-        self._name = name
         self._resume = resume
         self._close = close
         self._idle_timeout = idle_timeout
@@ -109,7 +109,7 @@ class WatchMux:
         self._poked = False
         self._stopping = False
         self._thread: threading.Thread | None = None  # the one running now, if any
-        self._threads: list[threading.Thread] = []  # for join(): one may be ending
+        self._work = WorkThreads(name)  # for join(): an ending thread too
         self._wake_w: socket.socket | None = None
         self._selector: selectors.BaseSelector | None = None
         self._watches: set[_Watch] = set()  # the mux thread's own
@@ -141,12 +141,7 @@ class WatchMux:
         self._wake_w = wake_w
         self._selector = selector
         self._poked = False
-        thread = threading.Thread(target=self._run, args=(selector, wake_r, wake_w),
-                                  name=self._name, daemon=True)
-        self._threads = [t for t in self._threads if t.is_alive()]
-        self._threads.append(thread)
-        self._thread = thread
-        thread.start()
+        self._thread = self._work.start(self._run, selector, wake_r, wake_w)
 
     def stop(self) -> None:
         """End every watch: its partial chunk and terminator get LAST_CHUNK_TIMEOUT
@@ -157,12 +152,7 @@ class WatchMux:
 
     def join(self, timeout: float) -> threading.Thread | None:
         """Wait for the thread to end (after `stop()`); returns it if still alive."""
-        with self._lock:
-            threads = list(self._threads)
-        for thread in threads:
-            thread.join(timeout)
-        alive = [thread for thread in threads if thread.is_alive()]
-        return alive[0] if alive else None
+        return self._work.join(timeout)
 
     @property
     def watch_count(self) -> int:
