@@ -7,6 +7,7 @@ The real API server sends one compact JSON line plus a newline and escapes `<`, 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,15 +139,14 @@ def dumps_pretty(obj: Any) -> bytes:
     return data
 
 
-def _is_token_char(char: str) -> bool:
-    return " " < char < "\x7f" and char not in '()<>@,;:\\"/[]?='
+# Go's mime token characters: printable ASCII but for the separators.
+_TOKEN = re.compile("[" + re.escape("".join(
+    chr(c) for c in range(0x21, 0x7F) if chr(c) not in '()<>@,;:\\"/[]?=')) + "]*")
 
 
 def _token(text: str) -> tuple[str, str]:
     """Go's mime consumeToken: the leading token of `text` and the rest."""
-    end = 0
-    while end < len(text) and _is_token_char(text[end]):
-        end += 1
+    end = _TOKEN.match(text).end()  # type: ignore[union-attr]  # "*" always matches
     return text[:end], text[end:]
 
 
