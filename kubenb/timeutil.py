@@ -14,6 +14,7 @@ parameter, so tests and notebooks can pin it.
 from __future__ import annotations
 
 import functools
+import math
 import re
 import time
 from datetime import datetime, timezone
@@ -60,8 +61,18 @@ def _parse_rfc3339(text: str) -> float | None:
 
 
 def format_time(stamp: float) -> str:
-    """metav1.Time's wire form of epoch seconds: RFC 3339 in UTC, whole seconds."""
-    return datetime.fromtimestamp(stamp, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """metav1.Time's wire form of epoch seconds: RFC 3339 in UTC, whole seconds (the
+    last second formatted is kept: a server writes many objects in one second)."""
+    global _last_formatted
+    second = math.floor(stamp)
+    last, text = _last_formatted
+    if second != last:
+        text = datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        _last_formatted = (second, text)  # replaced whole: safe for threads to read
+    return text
+
+
+_last_formatted: tuple[float, str] = (float("nan"), "")
 
 
 def now_rfc3339() -> str:
