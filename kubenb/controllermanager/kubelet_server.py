@@ -130,7 +130,7 @@ class KubeletServer:
         if self._server is None:
             self._server = _Server(self.runtime, self.authorization)
             self._thread = threading.Thread(target=self._server.serve_forever,
-                                            kwargs={"poll_interval": 0.1}, daemon=True,
+                                            kwargs={"poll_interval": 0.5}, daemon=True,
                                             name="kubenb-kubelet-server")
             self._thread.start()
         return self
@@ -141,7 +141,14 @@ class KubeletServer:
         if server is None:
             return
         server.stopping.set()
-        server.shutdown()
+        stopper = threading.Thread(target=server.shutdown, daemon=True,
+                                   name="kubenb-kubelet-server-stopper")
+        stopper.start()
+        # shutdown() waits for the serve loop's next poll; a connection wakes it now.
+        with contextlib.suppress(OSError), socket.create_connection(
+                ("127.0.0.1", server.server_address[1]), timeout=1):
+            pass
+        stopper.join()
         with contextlib.suppress(OSError):
             server.server_close()  # joins the request threads
         if self._thread is not None:
