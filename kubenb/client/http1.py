@@ -2,13 +2,13 @@
 
 A get through `urllib3` and `http.client` costs a Python client about 190 µs of CPU,
 most of it layers: urllib3's pool, retry and timeout objects, http.client's request
-state machine, and the `email` package parsing the answer's headers. The same exchange
-written and read here costs about 50 µs (docs/client.md, "Speed"): the request is one
-`sendall` of bytes built in one pass, the answer is a status line, header lines split
-at the first colon, and a body framed by Content-Length or chunks, read through the
-connection's buffered reader. client-go's transport is Go's own net/http; this is the
-same idea for the requests that are not streamed (watches keep urllib3, whose reader
-`kubenb.client.chunked` takes over).
+state machine, and the `email` package parsing the answer's headers. Here a whole get
+through kubenb's client, decoding included, costs about 100-140 µs (docs/client.md,
+"Speed"): the request is one `sendall` of bytes built in one pass, the answer a
+status line, header lines split at the first colon, and a body framed by
+Content-Length or chunks, read through the connection's buffered reader. client-go's
+transport is Go's own net/http; this is the same idea for the requests that are not
+streamed (watches keep urllib3, whose reader `kubenb.client.chunked` takes over).
 
 What it does, and no more: keep-alive connections to one origin (idle ones are checked
 for a close by the server before reuse, and a request a reused connection could not
@@ -113,7 +113,6 @@ class _Connection(ScopedConnection):
     def __init__(self, pool: ConnectionPool) -> None:
         self.pool = pool
         self.reader: BinaryIO | None = None
-        self.used = False  # has carried a whole exchange (so a close may be stale)
 
     def open(self, timeout: float | None) -> None:
         pool = self.pool
@@ -237,19 +236,25 @@ class ConnectionPool:
         """Send one request and read its whole answer. `target` is the path and query,
         already quoted; `headers` must not name Host or Content-Length."""
         head = _request_head(method, target, self.host_header, headers, body)
-        for _ in range(2):
-            conn = self._take()
+        conn = self._take()
+        while True:
             reused = conn.sock is not None
-            if conn.claim() and reused:  # an abort shut it while it sat idle
-                conn.close()
-                reused = False
+            try:
+                if conn.claim() and reused:  # an abort shut it while it sat idle
+                    conn.close()
+                    reused = False
+            except BaseException:  # this thread's scope was aborted: nothing was sent
+                if reused:
+                    self._give_back(conn)
+                raise
             try:
                 if not reused:
                     conn.open(connect_timeout)
                 answer, keep = _exchange(conn, method, head, body, read_timeout, reused)
             except _Stale:
                 conn.close()
-                continue  # the server had closed it: once more on a fresh connection
+                conn = _Connection(self)  # the server had closed it: once more, fresh
+                continue
             except BaseException as err:
                 conn.close()
                 conn.raise_if_aborted(err)
@@ -259,8 +264,6 @@ class ConnectionPool:
             else:
                 conn.close()
             return answer
-        raise _error("closed", "the server closed two connections in a row "
-                                   "before answering")  # pragma: no cover (guarded above)
 
 
 class _Stale(Exception):
