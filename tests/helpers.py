@@ -5,8 +5,10 @@ from __future__ import annotations
 import gc
 import shutil
 import subprocess
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -75,7 +77,11 @@ def assert_no_new_threads(before: set[threading.Thread], grace: float = 2.0) -> 
         if not extra:
             return
         time.sleep(0.01)
-    raise AssertionError(f"threads left behind: {extra}")
+    frames = sys._current_frames()
+    where = "".join(
+        f"\n--- {t.name} ---\n" + "".join(traceback.format_stack(frames[t.ident]))
+        for t in extra if t.ident in frames)
+    raise AssertionError(f"threads left behind: {extra}{where}")
 
 
 needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not found")
