@@ -435,9 +435,7 @@ class KubeHTTPServer(ThreadingHTTPServer):
             self._handed_over.add(me)
         if self.watch_mux.add(request, stream, client_address, keep_alive):
             return True
-        with self._lock:
-            self._sockets.add(request)
-            self._handed_over.discard(me)
+        self._take_back(request, me)
         return False
 
     def park(self, request: socket.socket, client_address: Any) -> bool:
@@ -452,10 +450,20 @@ class KubeHTTPServer(ThreadingHTTPServer):
             self._handed_over.add(me)
         if self.idle.park(request, client_address):
             return True
-        with self._lock:
-            self._sockets.add(request)
-            self._handed_over.discard(me)
+        self._take_back(request, me)
         return False
+
+    def _take_back(self, request: socket.socket, me: threading.Thread) -> None:
+        """A hand-over was refused (the server is stopping): the connection's thread
+        owns it again. If `close_connections` went through the sockets meanwhile, it
+        did not see this one: shut it down here, so the thread's next read ends."""
+        with self._lock:
+            self._handed_over.discard(me)
+            self._sockets.add(request)
+            closing = self._closing
+        if closing:
+            with contextlib.suppress(OSError):
+                request.shutdown(socket.SHUT_RDWR)
 
     def _run_connection(self, request: Any, client_address: Any, handshake: bool) -> None:
         me = threading.current_thread()

@@ -15,6 +15,7 @@ requests one after the other never waits here: its next request comes within `LI
 from __future__ import annotations
 
 import contextlib
+import logging
 import selectors
 import socket
 import threading
@@ -25,6 +26,8 @@ from typing import Any
 from kubenb.server.work_thread import WorkThreads
 
 __all__ = ["LINGER", "IdleConnections"]
+
+log = logging.getLogger(__name__)
 
 #: Seconds a connection thread waits for the next request before parking its socket.
 LINGER = 1.0
@@ -129,6 +132,16 @@ class IdleConnections:
                         self._thread = None
                         self._wake_w = None
                         return
+        except Exception:
+            log.exception("kubenb server: the idle-connection holder failed; closing its "
+                          "connections")
+            with self._lock:  # the next park() starts a new thread
+                self._thread = None
+                self._wake_w = None
+                self._parked = 0
+                incoming, self._incoming = self._incoming, []
+            for sock, _, _ in incoming:
+                self._close(sock)
         finally:
             for sock in parked:
                 self._close(sock)

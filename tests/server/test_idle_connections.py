@@ -183,3 +183,33 @@ def test_a_close_notify_right_after_an_answer_gets_the_servers_own(
         _get(conn)
         time.sleep(attempt % 4 * 0.0005)  # closes at different points of the server's look
         conn.unwrap().close()  # raises TimeoutError if the server's close_notify never came
+
+
+def test_a_holder_whose_resume_fails_closes_its_connections_and_parks_again() -> None:
+    calls: list[socket.socket] = []
+    closed: list[socket.socket] = []
+
+    def resume(sock: socket.socket, _: Any) -> None:
+        calls.append(sock)
+        if len(calls) == 1:
+            raise RuntimeError("cannot start a thread")
+
+    def close(sock: socket.socket) -> None:
+        closed.append(sock)
+        sock.close()
+
+    parker = IdleConnections("kubenb-test-idle", resume=resume, close=close, idle_timeout=60)
+    first, second = socket.socketpair(), socket.socketpair()
+    try:
+        assert parker.park(first[0], ("peer", 1))
+        first[1].sendall(b"x")
+        wait_until(lambda: parker.join(0.1) is None, timeout=5, what="the failed holder to end")
+        assert calls == [first[0]]
+        assert parker.park(second[0], ("peer", 2))  # a new holder takes it
+        second[1].sendall(b"x")
+        wait_until(lambda: calls == [first[0], second[0]], timeout=5, what="the resume")
+    finally:
+        parker.stop()
+        for pair in (first, second):
+            for sock in pair:
+                sock.close()
