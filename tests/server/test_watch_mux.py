@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from kubenb.server import EmbeddedServer
+from kubenb.server import EmbeddedServer, watch_mux
 from tests.helpers import wait_until
 from tests.server.conftest import port_of
 
@@ -326,3 +326,48 @@ def test_a_bookmark_interval_beyond_what_select_can_wait_keeps_the_sender_alive(
             assert [e["object"]["metadata"]["name"] for e in watch.events(1)] == [name]
         assert server.storage.watch_count == 1
         sock.close()
+
+
+def test_events_of_a_burst_are_sent_together_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every wake-up after the first counts as a burst here, and its window is long: the
+    writes made meanwhile, each of which would be sent at once otherwise (they are 20 ms
+    apart), reach the client as one chunk, every event in order."""
+    monkeypatch.setattr(watch_mux, "BURST_GAP", 3600.0)
+    monkeypatch.setattr(watch_mux, "BATCH_WINDOW", 1.0)
+    with EmbeddedServer(bookmark_interval=60) as server:
+        sock = _connect(server)
+        watch = RawWatch(sock, _watch_path(server))
+        wait_for_the_sender(server, 1)
+        # Held or not (the hand-over may have woken the sender first), this one makes
+        # every later wake-up part of a burst.
+        first = _put(server, "first", {})
+        assert int(watch.events(1)[0]["object"]["metadata"]["resourceVersion"]) == first
+        rvs = []
+        for i in range(5):
+            rvs.append(_put(server, "burst", {"n": str(i)}))
+            time.sleep(0.02)
+        lines = watch.chunk().splitlines()
+        got = [int(json.loads(line)["object"]["metadata"]["resourceVersion"]) for line in lines]
+        assert got == rvs
+        sock.close()
+
+
+def test_an_event_after_a_quiet_spell_is_not_held_and_stop_ends_a_window(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a window longer than the client waits (its socket times out after 10 s),
+    the first event after a quiet spell still comes; a stop during a window ends it."""
+    monkeypatch.setattr(watch_mux, "BURST_GAP", 0.05)
+    monkeypatch.setattr(watch_mux, "BATCH_WINDOW", 3600.0)
+    server = EmbeddedServer(bookmark_interval=60).start()
+    sock = _connect(server)
+    watch = RawWatch(sock, _watch_path(server))
+    wait_for_the_sender(server, 1)
+    time.sleep(0.1)  # longer than BURST_GAP since the hand-over woke the sender
+    rv = _put(server, "after-a-pause", {})
+    assert int(watch.events(1)[0]["object"]["metadata"]["resourceVersion"]) == rv
+    _put(server, "in-a-burst", {})  # may open a window of an hour
+    server.stop()  # ... which the stop ends: the watch gets its end, no thread is left
+    assert [json.loads(line)["object"]["metadata"]["name"]
+            for chunk in watch.rest() for line in chunk.splitlines()] in (["in-a-burst"], [])
+    sock.close()
+    assert not server_threads()
