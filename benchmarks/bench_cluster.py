@@ -284,7 +284,7 @@ def _fan_out(kubeconfig: str, cluster: Cluster, events: int) -> float:
 
 def _request_rows(n: int, rounds: int, lists: int, events: int) -> list[Result]:
     real_kubeconfig = os.environ.get(REAL_KUBECONFIG_ENV)
-    with server_process(controllers="*") as proc:
+    with server_process(controllers="*", tls=True) as proc:
         kubenb_cluster = connect(proc.kubeconfig)
         probe = kubenb_cluster.resource("configmaps", namespace="default")
         probe.create(_configmap("probe", "default"))

@@ -26,8 +26,8 @@ class ServerProcess:
 
 
 @contextmanager
-def server_process(seed_pods: int = 0, *extra: str,
-                   controllers: str = "") -> Iterator[ServerProcess]:
+def server_process(seed_pods: int = 0, *extra: str, controllers: str = "",
+                   tls: bool = False) -> Iterator[ServerProcess]:
     """`python -m kubenb serve` with `seed_pods` realistic pods in namespace default.
 
     `controllers` as `--controllers` takes them; none by default: a benchmark of a
@@ -35,8 +35,10 @@ def server_process(seed_pods: int = 0, *extra: str,
     over thousands of seeded pods (a real API server runs no controllers in-process)."""
     with tempfile.TemporaryDirectory(prefix="kubenb-bench-") as tmp:
         kubeconfig = str(Path(tmp) / "kubeconfig")
-        # Plain HTTP, so the figures compare clients, not TLS stacks.
-        cmd = [sys.executable, "-m", "kubenb", "serve", "--port", "0", "--plain-http",
+        # Plain HTTP unless asked, so client figures compare clients, not TLS stacks; a
+        # comparison with a real server (TLS only) asks for TLS.
+        cmd = [sys.executable, "-m", "kubenb", "serve", "--port", "0",
+               *(() if tls else ("--plain-http",)),
                "--kubeconfig-out", kubeconfig, "--seed-objects", str(seed_pods),
                "--controllers", controllers, *extra]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True,

@@ -530,6 +530,9 @@ def track_update(old: Obj | None, new: Obj, manager: Manager, api_version: str, 
     if base is None:
         base = (old or {}).get("metadata", {}).get("managedFields")
     entries = _entries(base)
+    # A create that brings no managedFields: its one entry holds paths taken from `new`,
+    # which all resolve in it; nothing to prune.
+    fresh = old is None and not entries
     ctx = _Ctx(str(new.get("kind", "")), custom, str(new.get("apiVersion", "")))
     changed = _top_paths(old, new, ctx)
     if changed:
@@ -538,7 +541,8 @@ def track_update(old: Obj | None, new: Obj, manager: Manager, api_version: str, 
             if entry is not mine:
                 entry.paths -= changed
         mine.paths |= changed
-    _prune(entries, new, ctx)
+    if not fresh:
+        _prune(entries, new, ctx)
     return _encode(entries)
 
 

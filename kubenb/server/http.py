@@ -106,39 +106,35 @@ class _RequestHandler(BaseHTTPRequestHandler):
     def handle(self) -> None:
         """Requests one after the other while the client keeps the connection; one that
         stays quiet for `LINGER` seconds is parked (`IdleConnections`) and this thread
-        ends, and its next request starts another."""
+        ends, and its next request starts another. (A park refused while the server
+        stops closes the connection.)"""
         self.handle_one_request()
         while not self.close_connection:
-            if not self._request_within(LINGER) and self.server.park(self.connection,
-                                                                     self.client_address):
+            if not self._request_within(LINGER):
+                self.server.park(self.connection, self.client_address)
                 return
             self.handle_one_request()
 
     def _request_within(self, seconds: float) -> bool:
-        """Whether the next request (or the client's hang-up) comes within `seconds`:
-        bytes already buffered count, so a pipelined request is never parked unread."""
+        """Whether the next request (or the client's hang-up) comes within `seconds`.
+        Peeked into the connection's buffer, so a pipelined request already read counts
+        and the request that comes is read by the same call (no select, then a read).
+        After False the buffered reader refuses further reads (a timed-out `SocketIO`):
+        the connection is parked with nothing of it buffered, or closed."""
         sock = self.connection
-        tls = isinstance(sock, ssl.SSLSocket)
-        if tls and sock.pending():
+        if isinstance(sock, ssl.SSLSocket) and sock.pending():
             return True
         try:
-            sock.setblocking(False)
-            buffered = self.rfile.peek(1)  # type: ignore[attr-defined]
-        except (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError):
-            buffered = None  # nothing yet
+            sock.settimeout(seconds)
+            self.rfile.peek(1)  # type: ignore[attr-defined]
+        except TimeoutError:
+            return False
         except (OSError, ValueError):
             return True  # broken: the next read says so
         finally:
             with contextlib.suppress(OSError):
                 sock.settimeout(self.timeout)
-        if buffered or (tls and buffered == b""):
-            # A request; or, over TLS, the end (a close_notify read now, which the
-            # socket would not signal again). A plain socket's end stays readable.
-            return True
-        try:
-            return bool(select.select([sock], [], [], seconds)[0])
-        except (OSError, ValueError):
-            return True
+        return True  # a request, or the end (which the next read sees)
 
     def parse_request(self) -> bool:
         """`BaseHTTPRequestHandler.parse_request`, with the header block read by

@@ -7,8 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from kubenb.server.apply import Manager, decode_fields, encode_fields, path_string
+from kubenb.jsoncopy import json_copy
+from kubenb.server.apply import Manager, decode_fields, encode_fields, path_string, track_update
 from tests.server.conftest import Api, fixture_body, realapi
 
 CMS = "/api/v1/namespaces/default/configmaps"
@@ -321,3 +324,52 @@ def test_another_managers_keys_survive_an_applier_that_filled_an_empty_map(api: 
     assert patched.status_code == 200
     after = apply_ok(api, f"{CMS}/cm", CM.format(data='{b: "2"}'))
     assert after["data"] == {"b": "2", "other": "x"}
+
+
+_LABEL = st.text("abcxyz-./", min_size=1, max_size=12)
+_CONTAINER = st.fixed_dictionaries(
+    {"name": st.text("abc", min_size=1, max_size=3), "image": st.text("xyz:1", max_size=6)},
+    optional={"ports": st.lists(st.fixed_dictionaries(
+                  {"containerPort": st.integers(1, 9), "protocol": st.sampled_from(["TCP", "UDP"])},
+                  optional={"name": st.text("pq", max_size=2)}), max_size=3),
+              "env": st.lists(st.fixed_dictionaries(
+                  {"name": st.text("EF", min_size=1, max_size=2)},
+                  optional={"value": st.text("v", max_size=2)}), max_size=3),
+              "args": st.lists(st.text("-a", max_size=2), max_size=3)})
+
+
+@st.composite
+def _created_objects(draw: st.DrawFn) -> dict[str, Any]:
+    """A body as a create sends it: a fixture object without its managedFields, or a
+    generated ConfigMap or Pod (maps, keyed lists with duplicates, sets, nulls)."""
+    meta = draw(st.fixed_dictionaries({"name": st.just("x")}, optional={
+        "labels": st.dictionaries(_LABEL, _LABEL, max_size=3),
+        "annotations": st.dictionaries(_LABEL, st.text(max_size=3), max_size=2),
+        "finalizers": st.lists(_LABEL, max_size=2)}))
+    kind = draw(st.sampled_from(["fixture", "ConfigMap", "Pod"]))
+    if kind == "fixture":
+        body = json_copy(fixture_body(draw(st.sampled_from(_CREATED_FIXTURES))))
+        body["metadata"].pop("managedFields", None)
+        return body
+    if kind == "ConfigMap":
+        data = draw(st.one_of(st.none(), st.dictionaries(_LABEL, st.text(max_size=3),
+                                                         max_size=4)))
+        return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": data}
+    spec = {"containers": draw(st.lists(_CONTAINER, min_size=1, max_size=3)),
+            "nodeSelector": draw(st.dictionaries(_LABEL, _LABEL, max_size=2))}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+
+
+_CREATED_FIXTURES = [f"objects/{name}-create.json" for name in (
+    "configmap", "deployment", "pod", "service", "secret", "node", "lease", "crd", "foo")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(_created_objects())
+def test_a_created_objects_managed_fields_are_those_of_an_update_from_nothing(
+        obj: dict[str, Any]) -> None:
+    """A create with no managedFields of its own gets the fields an update from an empty
+    object gets (whose fields are then checked against the object, path by path)."""
+    manager = Manager("creator", "Update")
+    created = track_update(None, obj, manager, "v1", "2026-01-01T00:00:00Z")
+    assert created == track_update({}, obj, manager, "v1", "2026-01-01T00:00:00Z")
