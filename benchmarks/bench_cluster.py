@@ -5,9 +5,10 @@
   idle seconds, and the time `close()` takes; the same for `controllers=False`;
 - requests: 1,000 ConfigMaps created, read one by one, listed (the list of 1,000),
   and deleted, with kubenb's own client, serially, against `python -m kubenb serve`
-  (every controller on) in a process of its own; beside the same client against a
-  bare `http.server` answering the same bytes (what any Python server costs) and,
-  when one is named, a real kube-apiserver (the server a user would otherwise test on);
+  (every controller on, TLS as a real server) in a process of its own; beside the same
+  client against a bare `http.server` answering the same bytes over plain HTTP (what
+  any Python server costs) and, when one is named, a real kube-apiserver (the server a
+  user would otherwise test on); each timed step starts on a quiet machine (`_settle`);
 - fan-out: 50 watches (in another process, kubenb's client) of one namespace receive
   every event of a burst of merge patches; events delivered per second across all
   watchers, from the first write to the last event received.
