@@ -343,8 +343,7 @@ class Registry:
                 meta["generation"] = 1
             else:
                 meta.pop("generation", None)
-            body = json_copy(body)
-            self._prepare_create(rtype, name, meta, body)
+            self._prepare_create(rtype, name, meta, body)  # on the copy made above
             obj = _shape(rtype, body, json_copy(meta))
             defaults.set_defaults(rtype, obj)
             if crds.is_crd(rtype):

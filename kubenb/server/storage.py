@@ -211,7 +211,14 @@ class Storage:
     def list(self, resource: str, namespace: str | None) -> tuple[list[Obj], int]:
         """Current objects sorted by (namespace, name), and the RV they were read at."""
         with self.lock:
-            result = self._sorted(self._current(resource, namespace)), self._rv
+            by_ns = self._objects.get(resource, {})
+            if namespace is not None:
+                objs = by_ns.get(namespace, {})
+                items = [objs[name] for name in sorted(objs)]
+            else:  # (namespace, name) order without building a key per object
+                items = [objs[name] for ns in sorted(by_ns) for objs in (by_ns[ns],)
+                         for name in sorted(objs)]
+            result = items, self._rv
         if self.observer is not None:
             self.observer("list", resource, result[1])
         return result
