@@ -105,6 +105,9 @@ class Faults:
         self._rules: list[FailRule] = []
         self._latency: dict[str | None, float] = {}
         self._continue_cutoff: int | None = None
+        # Whether any switch is on: with none, `intercept` returns at once (it is on
+        # every request's path). Written under the lock, read without it.
+        self._armed = False
         self._wake = threading.Event()
         self._stats: Counter[str] = Counter()
         self._failed_by_verb: Counter[str] = Counter()
@@ -156,6 +159,7 @@ class Faults:
                         user=user, _rng=random.Random(seed))
         with self._lock:
             self._rules.append(rule)
+            self._arm()
         return rule
 
     def latency(self, seconds: float, verb: str | None = None) -> None:
@@ -171,6 +175,7 @@ class Faults:
                 self._latency[verb] = float(seconds)
             else:
                 self._latency.pop(verb, None)
+            self._arm()
 
     def expire_continue_tokens(self) -> int:
         """Make every continue token issued so far answer 410 Expired (with the real
@@ -184,6 +189,7 @@ class Faults:
         with self._lock:
             self._continue_cutoff = max(cutoff, self._continue_cutoff or 0)
             self._stats["continue_expiries"] += 1
+            self._arm()
         return cutoff
 
     def clear(self) -> None:
@@ -192,6 +198,7 @@ class Faults:
         with self._lock:
             self._rules.clear()
             self._latency.clear()
+            self._arm()
             wake, self._wake = self._wake, threading.Event()
         wake.set()
 
@@ -235,8 +242,14 @@ class Faults:
 
     # -- the hook ApiHandler.handle() calls ----------------------------------------------
 
+    def _arm(self) -> None:
+        """(Under the lock) note whether any switch is on now."""
+        self._armed = bool(self._rules or self._latency or self._continue_cutoff is not None)
+
     def intercept(self, request: Request) -> Response | None:
         """Delay and/or fail this request as the switches say; None lets it through."""
+        if not self._armed:
+            return None
         attrs = request_attributes(request.method, request.path, request.params)
         info = _info(attrs)
         if info is None:
