@@ -9,18 +9,21 @@ parameter, so tests and notebooks can pin it.
 - `human_duration(seconds)`: apimachinery's `duration.HumanDuration` ("5s", "3m2s", "2d").
 - `age(timestamp, now)`: `translateTimestampSince`, "<unknown>" for a missing time.
 - `format_time(stamp)`: epoch seconds as metav1.Time writes them ("2026-01-01T00:03:02Z").
+- `http_date(stamp)`: epoch seconds as an HTTP Date header ("Thu, 01 Jan 2026 00:03:02 GMT").
 """
 
 from __future__ import annotations
 
+import email.utils
 import functools
 import math
 import re
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
-__all__ = ["age", "format_time", "human_duration", "now_rfc3339", "parse_time"]
+__all__ = ["age", "format_time", "http_date", "human_duration", "now_rfc3339", "parse_time"]
 
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|z|[+-]\d{2}:\d{2})$")
@@ -60,19 +63,37 @@ def _parse_rfc3339(text: str) -> float | None:
     return stamp + float(fraction) if fraction else stamp
 
 
+class _EachSecond:
+    """Whole epoch seconds formatted by `format`, the last second's text kept: a server
+    writes many objects, and answers many requests, within one second. The (second,
+    text) pair is replaced whole, so threads read it safely."""
+
+    def __init__(self, format: Callable[[int], str]) -> None:
+        self._format = format
+        self._last: tuple[int | None, str] = (None, "")
+
+    def __call__(self, stamp: float) -> str:
+        second = math.floor(stamp)
+        last, text = self._last
+        if second != last:
+            text = self._format(second)
+            self._last = (second, text)
+        return text
+
+
+_METAV1_TIME = _EachSecond(
+    lambda second: datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+_HTTP_DATE = _EachSecond(lambda second: email.utils.formatdate(second, usegmt=True))
+
+
 def format_time(stamp: float) -> str:
-    """metav1.Time's wire form of epoch seconds: RFC 3339 in UTC, whole seconds (the
-    last second formatted is kept: a server writes many objects in one second)."""
-    global _last_formatted
-    second = math.floor(stamp)
-    last, text = _last_formatted
-    if second != last:
-        text = datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        _last_formatted = (second, text)  # replaced whole: safe for threads to read
-    return text
+    """metav1.Time's wire form of epoch seconds: RFC 3339 in UTC, whole seconds."""
+    return _METAV1_TIME(stamp)
 
 
-_last_formatted: tuple[float, str] = (float("nan"), "")
+def http_date(stamp: float) -> str:
+    """An HTTP Date header's value for epoch seconds (RFC 7231 IMF-fixdate)."""
+    return _HTTP_DATE(stamp)
 
 
 def now_rfc3339() -> str:

@@ -3,6 +3,8 @@ apimachinery's human durations, the AGE kubectl shows."""
 
 from __future__ import annotations
 
+import email.utils
+import math
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -10,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kubenb import timeutil
-from kubenb.timeutil import age, format_time, human_duration, parse_time
+from kubenb.timeutil import age, format_time, http_date, human_duration, parse_time
 
 
 @pytest.mark.parametrize("seconds,text", [
@@ -92,3 +94,14 @@ def test_format_time_writes_whole_seconds_in_utc_and_reads_back() -> None:
     assert stamp is not None
     assert format_time(stamp) == "2026-01-01T00:03:02Z"  # metav1.Time drops the fraction
     assert parse_time(format_time(stamp)) == stamp - 0.75
+
+
+def test_formatted_seconds_follow_the_stamp_within_and_across_seconds() -> None:
+    """The text kept for the last second formatted is used only within that second."""
+    base = parse_time("2026-01-01T00:03:02Z")
+    assert base is not None
+    for stamp in (base, base + 0.5, base + 0.999, base + 1, base - 0.25, base + 86400.5):
+        expected = datetime.fromtimestamp(math.floor(stamp), timezone.utc)
+        assert format_time(stamp) == expected.strftime("%Y-%m-%dT%H:%M:%SZ")
+        assert http_date(stamp) == email.utils.formatdate(math.floor(stamp), usegmt=True)
+    assert http_date(base) == "Thu, 01 Jan 2026 00:03:02 GMT"

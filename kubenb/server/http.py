@@ -22,7 +22,6 @@ connection ends with the server's own close_notify, as a real API server's does.
 from __future__ import annotations
 
 import contextlib
-import email.utils
 import itertools
 import logging
 import select
@@ -42,6 +41,7 @@ from kubenb.server.pod_logs import LogStream
 from kubenb.server.request_head import HeaderBlockError, read_headers
 from kubenb.server.watch import WatchStream
 from kubenb.server.watch_mux import LAST_CHUNK_TIMEOUT, WatchMux, frame_chunk
+from kubenb.timeutil import http_date
 
 __all__ = ["KubeHTTPServer", "listen_backlog"]
 
@@ -58,19 +58,6 @@ _MAX_REQUEST_HEAD = 65536
 
 #: Bodies up to this size go out in the same write as their header block.
 _JOINED_BODY = 65536
-
-_date_cache: tuple[int, str] = (0, "")  # replaced whole, so threads read it safely
-
-
-def _date() -> str:
-    """The Date header's value (RFC 7231 IMF-fixdate), made once a second."""
-    global _date_cache
-    now = int(time.time())
-    second, text = _date_cache
-    if second != now:
-        text = email.utils.formatdate(now, usegmt=True)
-        _date_cache = (now, text)
-    return text
 
 
 def listen_backlog() -> int:
@@ -190,7 +177,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
         # Like the real apiserver: no Server header.
         self.log_request(code)
         self.send_response_only(code, message)
-        self.send_header("Date", _date())
+        self.send_header("Date", http_date(time.time()))
 
     def send_error(self, code: int, message: str | None = None,
                    explain: str | None = None) -> None:
@@ -244,7 +231,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
         which is not copied to join them)."""
         self.log_request(response.status)
         phrase = self.responses.get(response.status, ("",))[0]
-        head = [f"HTTP/1.1 {response.status} {phrase}\r\nDate: {_date()}\r\n"]
+        head = [f"HTTP/1.1 {response.status} {phrase}\r\nDate: {http_date(time.time())}\r\n"]
         if not any(name.lower() == "cache-control" for name, _ in response.headers):
             head.append("Cache-Control: no-cache, private\r\n")
         head.append(f"Content-Type: {response.content_type}\r\n")

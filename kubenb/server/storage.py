@@ -216,7 +216,7 @@ class Storage:
                 objs = by_ns.get(namespace, {})
                 items = [objs[name] for name in sorted(objs)]
             else:  # (namespace, name) order without building a key per object
-                items = [objs[name] for ns in sorted(by_ns) for objs in (by_ns[ns],)
+                items = [objs[name] for _, objs in sorted(by_ns.items())
                          for name in sorted(objs)]
             result = items, self._rv
         if self.observer is not None:

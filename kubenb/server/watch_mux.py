@@ -120,8 +120,7 @@ class WatchMux:
         self._incoming: list[_Watch] = []
         self._ready: set[_Watch] = set()
         self._poked = False
-        self._stopping = False
-        self._stop_requested = threading.Event()
+        self._stopping = threading.Event()  # set under the lock; also ends a batch wait
         self._thread: threading.Thread | None = None  # the one running now, if any
         self._work = WorkThreads(name)  # for join(): an ending thread too
         self._wake_w: socket.socket | None = None
@@ -136,7 +135,7 @@ class WatchMux:
         taken) once the mux is stopping."""
         watch = _Watch(sock, stream, client_address, keep_alive)
         with self._lock:
-            if self._stopping:
+            if self._stopping.is_set():
                 return False
             self._incoming.append(watch)
             if self._thread is None:
@@ -161,8 +160,7 @@ class WatchMux:
         """End every watch: its partial chunk and terminator get LAST_CHUNK_TIMEOUT
         seconds, then its connection is closed; the thread ends after the last one."""
         with self._lock:
-            self._stopping = True
-        self._stop_requested.set()
+            self._stopping.set()
         self._poke()
 
     def join(self, timeout: float) -> threading.Thread | None:
@@ -210,7 +208,7 @@ class WatchMux:
                 if any(key.data is None for key, _ in selected):  # poked
                     woken = time.monotonic()
                     if woken - last_wake < BURST_GAP:
-                        self._stop_requested.wait(BATCH_WINDOW)  # a stop ends the wait
+                        self._stopping.wait(BATCH_WINDOW)  # a stop ends the wait
                     last_wake = woken
                 for key, mask in selected:
                     watch = key.data
@@ -227,7 +225,7 @@ class WatchMux:
                     incoming, self._incoming = self._incoming, []
                     ready, self._ready = self._ready, set()
                     self._poked = False
-                    stopping = self._stopping
+                    stopping = self._stopping.is_set()
                 now = time.monotonic()
                 for watch in incoming:
                     self._take_in(watch)
@@ -435,7 +433,7 @@ class WatchMux:
         """The terminating chunk is written: reuse the connection or close it."""
         self._forget(watch)
         with self._lock:
-            stopping = self._stopping
+            stopping = self._stopping.is_set()
         if (watch.ending in _REUSABLE and watch.keep_alive and not stopping
                 and not watch.stream.stopped_by_server):
             try:
