@@ -11,8 +11,11 @@ up, with `+N`, when traffic crossed it (`flow_totals`, `flow_changes`; the widge
 it lit and counting for a few seconds, dimming by its `heat`). Every text has its own
 place, sized for the widest counts, so none is drawn over another. `diagram_svg` is
 pure: the same sample gives the same SVG, so it is tested without a widget. A click on a
-box presses the widget's button for it (a one-line `onclick`), which is how the picture
-is clickable with plain ipywidgets.
+box presses the widget's button for it (a one-line handler), which is how the picture
+is clickable with plain ipywidgets. The handler answers the release (`onmouseup`), not
+the click: a live picture is redrawn whole while it counts, and a press and release
+that straddle a redraw land on two different elements, which makes no click at all;
+the release alone lands on the box drawn now.
 """
 
 from __future__ import annotations
@@ -222,7 +225,7 @@ def _wrap(text: str, width: int, lines: int) -> list[str]:
     return out
 
 
-def _onclick(box: str) -> str:
+def _on_release(box: str) -> str:
     return ("var r=this.closest('.kubenb-diagram');var b=r&&r.querySelector("
             f"'.kubenb-diagram-inspect-{box}');if(b)b.click();")
 
@@ -312,9 +315,9 @@ def diagram_svg(sample: dict[str, Any], flows: dict[str, int] | None = None, *,
             stroke, fill, ink = "#cfd8dc", "#f5f5f5", "#9e9e9e"
         if box == selected:
             stroke, width = _SELECTED, 3.5
-        onclick = f' style="cursor:pointer" onclick="{_onclick(box)}"' if clickable else ""
+        handler = f' style="cursor:pointer" onmouseup="{_on_release(box)}"' if clickable else ""
         hint = ": click to inspect" if clickable else ""
-        parts.append(f'<g class="kubenb-box kubenb-box-{box}" data-box="{box}"{onclick}>'
+        parts.append(f'<g class="kubenb-box kubenb-box-{box}" data-box="{box}"{handler}>'
                      f"<title>{esc(title)}{hint}</title>"
                      f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="6" fill="{fill}" '
                      f'stroke="{stroke}" stroke-width="{width}"/>'

@@ -166,7 +166,7 @@ def test_picture_copies_follow_the_live_diagram_and_press_no_button(cluster) -> 
     diagram = InformerDiagram(informer, queue, process_item=reconcile, poll=False)
     try:
         copy = diagram.picture()
-        assert "onclick" not in copy.value and "click to inspect" not in copy.value
+        assert "onmouseup" not in copy.value and "click to inspect" not in copy.value
         diagram.refresh()                             # the first picture: nothing lit yet
         cluster.resource("configmaps").create({"metadata": {"name": "x"}})
         helpers.wait_until(lambda: len(queue) == 1, timeout=30, what="the key")
