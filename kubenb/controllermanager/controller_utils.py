@@ -5,6 +5,7 @@
   which adopts orphans a selector matches and releases what it no longer matches;
 * `Expectations`: what a controller waits to see in its cache after its own writes;
 * conditions: `get_condition`, `set_condition`;
+* `retry_after_conflict`: what a sync returns when a write met 409 Conflict;
 * `now_rfc3339`: API timestamps (conditions, startTime) are wall-clock strings, as the
   API wants; every *timer* of a controller runs on its `clock` instead.
 """
@@ -23,11 +24,13 @@ from kubenb.clock import Clock
 from kubenb.cluster import Cluster
 from kubenb.controller.owners import controller_of, is_controlled_by, new_controller_ref
 from kubenb.controller.record import get_reference
+from kubenb.controller.result import Result
 from kubenb.errors import Conflict, ControllerError, KubenbError, NotFound
 from kubenb.labels import LabelSelector, label_selector_from_dict
 from kubenb.timeutil import now_rfc3339
 
 __all__ = [
+    "CONFLICT_RETRY",
     "POD_TEMPLATE_HASH_LABEL",
     "ControllerError",
     "ControllerRefManager",
@@ -41,6 +44,7 @@ __all__ = [
     "now_rfc3339",
     "pod_from_template",
     "record_event",
+    "retry_after_conflict",
     "selector_of",
     "set_condition",
 ]
@@ -50,6 +54,20 @@ log = logging.getLogger(__name__)
 #: The label a Deployment adds to its ReplicaSets and their Pods (apps/v1
 #: `DefaultDeploymentUniqueLabelKey`): the hash of the Pod template.
 POD_TEMPLATE_HASH_LABEL = "pod-template-hash"
+
+#: Seconds after which a key whose write met 409 Conflict is synced again.
+CONFLICT_RETRY = 0.5
+
+
+def retry_after_conflict() -> Result:
+    """What a sync returns when a write met 409 Conflict: its cache was behind the
+    server. The informer's next event brings the key back with the newer object; this
+    retry, `CONFLICT_RETRY` seconds later and not counted as a failure, is the safety
+    net. kube-controller-manager rate-limits a conflict like an error (5 ms doubling to
+    1000 s per key); while an informer relists, every sync of a busy key conflicts, and
+    a key that collected a dozen conflicts waited minutes for its next try when that
+    try failed too."""
+    return Result(requeue_after=CONFLICT_RETRY)
 
 
 def meta(obj: dict[str, Any]) -> dict[str, Any]:

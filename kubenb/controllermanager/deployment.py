@@ -52,6 +52,7 @@ from kubenb.controllermanager.controller_utils import (
     now_rfc3339,
     record_event,
     remove_condition,
+    retry_after_conflict,
     selector_of,
     set_condition,
 )
@@ -278,7 +279,7 @@ class DeploymentController:
         try:
             return self._sync(key, d)
         except Conflict:  # our cache was behind the server: try again once it caught up
-            return Result(requeue=True)
+            return retry_after_conflict()
 
     def _sync(self, key: str, d: dict[str, Any]) -> Result | None:
         rs_list = self.get_replica_sets_for_deployment(d)
@@ -709,7 +710,7 @@ class DeploymentController:
         except NotFound:
             return None
         except Conflict:
-            return Result(requeue=True)
+            return retry_after_conflict()
         d["status"] = status
         return None
 

@@ -45,7 +45,12 @@ from kubenb.client.typed.builtin import builtin_group_versions
 from kubenb.clock import Clock, RealClock
 from kubenb.cluster import Cluster
 from kubenb.controller.runner import Controller, Result
-from kubenb.controllermanager.controller_utils import ControllerError, is_being_deleted, meta
+from kubenb.controllermanager.controller_utils import (
+    ControllerError,
+    is_being_deleted,
+    meta,
+    retry_after_conflict,
+)
 from kubenb.errors import Conflict, NotFound
 
 __all__ = ["DEFAULT_RESOURCES", "FOREGROUND", "MONITORS_KEY", "ORPHAN", "GarbageCollector"]
@@ -332,7 +337,7 @@ class GarbageCollector:
             elif meta(obj).get("ownerReferences"):
                 self.attempt_to_delete(monitor, obj)
         except Conflict:  # written meanwhile: look again once the cache has caught up
-            return Result(requeue=True)
+            return retry_after_conflict()
         return None
 
     def attempt_to_delete(self, monitor: _Monitor, obj: dict[str, Any]) -> None:

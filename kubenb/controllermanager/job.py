@@ -45,6 +45,7 @@ from kubenb.controllermanager.controller_utils import (
     now_rfc3339,
     pod_from_template,
     record_event,
+    retry_after_conflict,
 )
 from kubenb.errors import ApiError, Conflict, NotFound
 
@@ -219,7 +220,7 @@ class JobController(PodOwnerController):
             except NotFound:
                 return None
             except Conflict:
-                return Result(requeue=True)
+                return retry_after_conflict()
         return result
 
     def _failure(self, key: str, spec: dict[str, Any], failed: int) -> tuple[str, str] | None:

@@ -49,6 +49,7 @@ from kubenb.controllermanager.controller_utils import (
     meta,
     now_rfc3339,
     record_event,
+    retry_after_conflict,
 )
 from kubenb.controllermanager.kubelet_server import KubeletServer
 from kubenb.errors import AlreadyExists, Conflict, IdleTimeout, KubenbError, NotFound
@@ -271,7 +272,7 @@ class Kubelet:
         except NotFound:  # deleted meanwhile: its delete event comes next
             return None
         except Conflict:  # a pod of the same name, or our cache was behind
-            return Result(requeue=True)
+            return retry_after_conflict()
 
     def _sync(self, key: str, pod: dict[str, Any]) -> Result | None:
         spec, status = pod.get("spec") or {}, pod.get("status") or {}

@@ -41,6 +41,7 @@ from kubenb.controllermanager.controller_utils import (
     pod_from_template,
     record_event,
     remove_condition,
+    retry_after_conflict,
     selector_of,
     set_condition,
 )
@@ -277,7 +278,7 @@ class ReplicaSetController(PodOwnerController):
             except NotFound:
                 return None
             except Conflict:  # our cache is behind: sync again once it has caught up
-                return Result(requeue=True)
+                return retry_after_conflict()
         return Result(requeue_after=min(waits)) if waits else None
 
     def _available(self, ready: list[dict[str, Any]], min_ready: float) -> tuple[int, list[float]]:

@@ -29,7 +29,7 @@ from typing import Any
 from kubenb.clock import Clock, RealClock
 from kubenb.cluster import Cluster
 from kubenb.controller.runner import Controller, Result
-from kubenb.controllermanager.controller_utils import meta
+from kubenb.controllermanager.controller_utils import meta, retry_after_conflict
 from kubenb.controllermanager.serviceaccounts import (
     FIELD_MANAGER,
     is_namespace_terminating,
@@ -134,7 +134,7 @@ class RootCAPublisher:
         except NotFound:
             return None  # deleted meanwhile: its delete event queues a create
         except Conflict:
-            return Result(requeue=True)  # our cache is behind: look again once it caught up
+            return retry_after_conflict()  # our cache is behind: look again once it caught up
         return None
 
     def _create(self, namespace: str) -> None:

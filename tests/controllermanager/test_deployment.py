@@ -10,6 +10,7 @@ from typing import Any
 
 from kubenb.clock import FakeClock
 from kubenb.cluster import Cluster
+from kubenb.controllermanager.controller_utils import CONFLICT_RETRY
 from kubenb.controllermanager.deployment import compute_hash, equal_ignore_hash
 from tests.controllermanager.conftest import (
     MakeCluster,
@@ -161,6 +162,41 @@ def test_the_progress_deadline_runs_on_the_clock(cluster: Cluster, clock: FakeCl
         condition(status(cluster), "Progressing")), "ProgressDeadlineExceeded")
     assert cond["reason"] == "ProgressDeadlineExceeded"
     assert cond["message"].endswith("has timed out progressing.")
+
+
+def test_a_status_write_refused_as_a_conflict_is_tried_again_soon_not_backed_off(
+        cluster: Cluster, clock: FakeClock) -> None:
+    """While the controller's Deployment cache is behind the server, each status write
+    meets 409 Conflict. The key comes back CONFLICT_RETRY later and its backoff does not
+    grow (rate-limited like an error, a key with a dozen conflicts would wait minutes
+    for its next try); once the cache catches up, the status is written."""
+    assert cluster.controllers is not None
+    cluster.resource("nodes").patch("kubenb-node-1", {"spec": {"unschedulable": True}})
+    cluster.resource("deployments").create(deployment(replicas=1))
+    eventually(lambda: status(cluster).get("replicas") == 1, "a pod made (but Pending)")
+    settle(cluster)
+    cache = cluster.controllers.cluster.factory.apps().v1().deployments().informer()
+    process = cache.get_controller()
+    assert process is not None
+    process.pause()  # the controller's Deployment cache stays where it is
+    cluster.resource("deployments").patch("web", {"metadata": {"labels": {"moved": "on"}}})
+    cluster.resource("nodes").patch("kubenb-node-1", {"spec": {"unschedulable": False}})
+    dc = cluster.controllers["deployment"].controller
+    eventually(lambda: rs_available(cluster) == 1, "the pod running")
+    before = dc.metrics().reconciles
+    for _ in range(10):
+        step(clock, cluster, CONFLICT_RETRY)
+        assert dc.rate_limiter.num_requeues("default/web") == 0
+    settle(cluster)
+    assert dc.metrics().reconciles - before >= 10  # a try after each CONFLICT_RETRY
+    assert status(cluster).get("availableReplicas") is None  # every write was refused
+    process.resume()
+    eventually(lambda: status(cluster).get("availableReplicas") == 1, "the status written")
+
+
+def rs_available(cluster: Cluster) -> int:
+    return sum((rs.get("status") or {}).get("availableReplicas", 0)
+               for rs in replica_sets(cluster))
 
 
 def test_old_replica_sets_beyond_the_history_limit_are_deleted(cluster: Cluster) -> None:
