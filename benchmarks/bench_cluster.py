@@ -9,6 +9,10 @@
   client against a bare `http.server` answering the same bytes over plain HTTP (what
   any Python server costs) and, when one is named, a real kube-apiserver (the server a
   user would otherwise test on); each timed step starts on a quiet machine (`_settle`);
+  with a real server, then, the same steps against a `kubenb serve` whose controllers
+  run in a process of their own (`controllers_process`), as kube-apiserver's
+  kube-controller-manager and kubelet do: the server's request path without the GIL
+  it would share with the controllers' informers;
 - fan-out: 50 watches (in another process, kubenb's client) of one namespace receive
   every event of a burst of merge patches; events delivered per second across all
   watchers, from the first write to the last event received.
@@ -35,7 +39,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from benchmarks.harness import Result
-from benchmarks.server_process import server_process
+from benchmarks.server_process import controllers_process, server_process
 from kubenb.cluster import Cluster, connect
 from kubenb.errors import NotFound
 
@@ -43,6 +47,9 @@ __all__ = ["REAL_KUBECONFIG_ENV", "run"]
 
 #: The environment variable naming a real server's kubeconfig (its rows run only then).
 REAL_KUBECONFIG_ENV = "KUBENB_BENCH_REAL_KUBECONFIG"
+#: The second kubenb target: the server with no controllers in-process, and its
+#: controllers (ControllerManager, the kubelet too) in another process over HTTP.
+APART = "controllers in their own process"
 
 START_SCRIPT = textwrap.dedent("""
     import json, re, resource, sys, threading, time
@@ -283,6 +290,25 @@ def _fan_out(kubeconfig: str, cluster: Cluster, events: int) -> float:
         namespaces.delete(namespace)
 
 
+def _rounds(targets: list[_Target], rounds: int) -> None:
+    for _ in range(rounds):
+        for target in targets:
+            target.round()
+
+
+def _rows(label: str, kubenb: _Target, others: list[_Target], n: int,
+          lists: int) -> list[Result]:
+    results = []
+    for verb in ("create", "get", "list", "delete"):
+        ops = lists if verb == "list" else n
+        what = f"a list of {n}" if verb == "list" else f"{n} configmaps"
+        for other in others:
+            k, b = kubenb.times[verb], other.times[verb]
+            results.append(Result(f"{label}: {verb} {what}", ops, min(k), other.name, min(b),
+                                  None, tuple(y / x for x, y in zip(k, b, strict=True))))
+    return results
+
+
 def _request_rows(n: int, rounds: int, lists: int, events: int) -> list[Result]:
     real_kubeconfig = os.environ.get(REAL_KUBECONFIG_ENV)
     with server_process(controllers="*", tls=True) as proc:
@@ -302,9 +328,7 @@ def _request_rows(n: int, rounds: int, lists: int, events: int) -> list[Result]:
             else:
                 print(f"cluster: no real server ({REAL_KUBECONFIG_ENV} unset): its rows skipped")
             try:
-                for _ in range(rounds):
-                    for target in targets:
-                        target.round()
+                _rounds(targets, rounds)
                 fan = {"kubenb": _fan_out(proc.kubeconfig, kubenb_cluster, events)}
                 if real_kubeconfig:
                     fan["kube-apiserver"] = _fan_out(real_kubeconfig, targets[2].cluster,
@@ -312,15 +336,7 @@ def _request_rows(n: int, rounds: int, lists: int, events: int) -> list[Result]:
             finally:
                 for target in targets:
                     target.close()
-    results = []
-    kubenb = targets[0]
-    for verb in ("create", "get", "list", "delete"):
-        ops = lists if verb == "list" else n
-        what = f"a list of {n}" if verb == "list" else f"{n} configmaps"
-        for other in targets[1:]:
-            k, b = kubenb.times[verb], other.times[verb]
-            results.append(Result(f"cluster: {verb} {what}", ops, min(k), other.name, min(b),
-                                  None, tuple(y / x for x, y in zip(k, b, strict=True))))
+    results = _rows("cluster", targets[0], targets[1:], n, lists)
     line = f"fan-out: {WATCHERS} watches x {events} events: kubenb {fan['kubenb']:,.0f} events/s"
     if "kube-apiserver" in fan:
         line += (f", kube-apiserver {fan['kube-apiserver']:,.0f} events/s "
@@ -329,7 +345,25 @@ def _request_rows(n: int, rounds: int, lists: int, events: int) -> list[Result]:
                               WATCHERS * events, WATCHERS * events / fan["kubenb"],
                               "kube-apiserver", WATCHERS * events / fan["kube-apiserver"]))
     print(line)
+    if real_kubeconfig:
+        results += _apart_rows(real_kubeconfig, n, rounds, lists)
     return results
+
+
+def _apart_rows(real_kubeconfig: str, n: int, rounds: int, lists: int) -> list[Result]:
+    """The same steps against a server whose controllers run in a process of their own,
+    beside the real server again, after the first servers have stopped (a run with all
+    of them up at once cost the first server's lists a fifth of their rate)."""
+    with server_process(controllers="", tls=True) as apart, \
+            controllers_process(apart.kubeconfig):
+        targets = [_Target("kubenb", connect(apart.kubeconfig), n, lists),
+                   _Target("kube-apiserver", connect(real_kubeconfig), n, lists)]
+        try:
+            _rounds(targets, rounds)
+        finally:
+            for target in targets:
+                target.close()
+    return _rows(f"cluster, {APART}", targets[0], targets[1:], n, lists)
 
 
 def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:
