@@ -46,7 +46,6 @@ import gc
 import json
 import os
 import random
-import signal
 import socket
 import subprocess
 import sys
@@ -64,6 +63,7 @@ from typing import Any
 import msgspec
 
 from benchmarks.harness import Result
+from benchmarks.server_process import stop_process
 
 SEEDED = "seeded"
 REALAPI = "realapi"
@@ -151,12 +151,7 @@ def source_process(list_path: Path, stream_path: Path) -> Iterator[Source]:
         url = proc.stdout.readline().rsplit(" ", 1)[-1].strip()
         yield Source(url, int(url.rsplit(":", 1)[1]))
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
 
 
 # -- measuring -------------------------------------------------------------------------------

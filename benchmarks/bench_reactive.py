@@ -23,7 +23,6 @@ import copy
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 import threading
@@ -34,6 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from benchmarks.harness import Result, compare
+from benchmarks.server_process import stop_process
 from kubenb.cache.listwatch import ListWatch
 from kubenb.cache.shared_informer import SharedIndexInformer
 from kubenb.client.config import config_from_dict
@@ -173,12 +173,7 @@ def churn_server(n: int, events: int, rate: float) -> Iterator[str]:
         assert proc.stdout is not None
         yield proc.stdout.readline().rsplit(" ", 1)[-1].strip()
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
 
 
 def _sent(obj: Any) -> float | None:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 #: The child of `controllers_process`: a ControllerManager until SIGTERM.
 _CONTROLLERS_CHILD = """
@@ -29,6 +30,16 @@ print("started", flush=True)
 stop.wait()
 manager.stop()
 """
+
+
+def stop_process(proc: subprocess.Popen[Any]) -> None:
+    """SIGTERM, then SIGKILL if it has not ended within 10 s; waits for it."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 @dataclass
@@ -67,12 +78,7 @@ def server_process(seed_pods: int = 0, *extra: str, controllers: str = "",
                 raise RuntimeError(f"the server did not start: {' '.join(cmd)}")
             yield ServerProcess(url, kubeconfig)
         finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc)
 
 
 @contextmanager
@@ -90,9 +96,4 @@ def controllers_process(kubeconfig: str, controllers: str = "*") -> Iterator[Non
             raise RuntimeError(f"the controllers did not start against {kubeconfig}")
         yield
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
