@@ -93,8 +93,12 @@ def test_expectations_mean_no_pod_is_made_twice_while_the_cache_lags(
     wake-up would make three more pods."""
     assert rs_cluster.server is not None and rs_cluster.controllers is not None
     factory = rs_cluster.controllers.cluster.factory
-    pods = factory.core().v1().pods().informer().get_controller().reflector
-    replica_sets = factory.apps().v1().replica_sets().informer().get_controller().reflector
+    informers = (factory.core().v1().pods().informer(),
+                 factory.apps().v1().replica_sets().informer())
+    # start() waits for the pod cache alone; the ReplicaSet one may still be listing
+    wait_until(lambda: all(i.has_synced() for i in informers), 20, "both caches synced")
+    pods, replica_sets = (i.get_controller().reflector for i in informers)
+    assert pods is not None and replica_sets is not None
     watches = replica_sets.stats().get("watches", 0)
     rs_cluster.server.faults.fail("watch", resource="pods")
     rs_cluster.server.drop_watches()
