@@ -211,14 +211,7 @@ class Storage:
     def list(self, resource: str, namespace: str | None) -> tuple[list[Obj], int]:
         """Current objects sorted by (namespace, name), and the RV they were read at."""
         with self.lock:
-            by_ns = self._objects.get(resource, {})
-            if namespace is not None:
-                objs = by_ns.get(namespace, {})
-                items = [objs[name] for name in sorted(objs)]
-            else:  # (namespace, name) order without building a key per object
-                items = [objs[name] for _, objs in sorted(by_ns.items())
-                         for name in sorted(objs)]
-            result = items, self._rv
+            result = self._current_sorted(resource, namespace), self._rv
         if self.observer is not None:
             self.observer("list", resource, result[1])
         return result
@@ -245,6 +238,15 @@ class Storage:
         if self.observer is not None:
             self.observer("list", resource, current)
         return result
+
+    def _current_sorted(self, resource: str, namespace: str | None) -> builtins.list[Obj]:
+        """(Under the lock) the current objects in (namespace, name) order, sorted a
+        namespace at a time: no (namespace, name) key is built per object."""
+        by_ns = self._objects.get(resource, {})
+        if namespace is not None:
+            objs = by_ns.get(namespace, {})
+            return [objs[name] for name in sorted(objs)]
+        return [objs[name] for _, objs in sorted(by_ns.items()) for name in sorted(objs)]
 
     def _current(self, resource: str, namespace: str | None) -> dict[tuple[str, str], Obj]:
         by_ns = self._objects.get(resource, {})
@@ -319,7 +321,7 @@ class Storage:
             initial: list[Obj] = []
             backlog: list[Event] = []
             if from_rv is None:
-                initial = self._sorted(self._current(resource, namespace))
+                initial = self._current_sorted(resource, namespace)
             else:
                 if from_rv < self._oldest_rv:
                     raise TooOldError(from_rv, self._oldest_rv)
