@@ -9,10 +9,11 @@
   client against a bare `http.server` answering the same bytes over plain HTTP (what
   any Python server costs) and, when one is named, a real kube-apiserver (the server a
   user would otherwise test on); each timed step starts on a quiet machine (`_settle`);
-  with a real server, then, the same steps against a `kubenb serve` whose controllers
-  run in a process of their own (`controllers_process`), as kube-apiserver's
-  kube-controller-manager and kubelet do: the server's request path without the GIL
-  it would share with the controllers' informers;
+  `kubenb serve` runs its controllers in a `kubenb controller-manager` process beside
+  it, as kube-apiserver's kube-controller-manager and kubelet run; with a real server,
+  then, the same steps against `kubenb serve --controllers-in-process` (as
+  `kubenb.embedded()` runs them): what sharing the GIL with the controllers' informers
+  costs the server's request path;
 - fan-out: 50 watches (in another process, kubenb's client) of one namespace receive
   every event of a burst of merge patches; events delivered per second across all
   watchers, from the first write to the last event received.
@@ -39,7 +40,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from benchmarks.harness import Result
-from benchmarks.server_process import controllers_process, server_process
+from benchmarks.server_process import server_process
 from kubenb.cluster import Cluster, connect
 from kubenb.errors import NotFound
 
@@ -47,9 +48,9 @@ __all__ = ["REAL_KUBECONFIG_ENV", "run"]
 
 #: The environment variable naming a real server's kubeconfig (its rows run only then).
 REAL_KUBECONFIG_ENV = "KUBENB_BENCH_REAL_KUBECONFIG"
-#: The second kubenb target: the server with no controllers in-process, and its
-#: controllers (ControllerManager, the kubelet too) in another process over HTTP.
-APART = "controllers in their own process"
+#: The second kubenb target: the controllers (ControllerManager, the kubelet too) in the
+#: server's process, as `kubenb.embedded()` runs them.
+IN_PROCESS = "controllers in the server's process"
 
 START_SCRIPT = textwrap.dedent("""
     import json, re, resource, sys, threading, time
@@ -346,24 +347,23 @@ def _request_rows(n: int, rounds: int, lists: int, events: int) -> list[Result]:
                               "kube-apiserver", WATCHERS * events / fan["kube-apiserver"]))
     print(line)
     if real_kubeconfig:
-        results += _apart_rows(real_kubeconfig, n, rounds, lists)
+        results += _in_process_rows(real_kubeconfig, n, rounds, lists)
     return results
 
 
-def _apart_rows(real_kubeconfig: str, n: int, rounds: int, lists: int) -> list[Result]:
-    """The same steps against a server whose controllers run in a process of their own,
+def _in_process_rows(real_kubeconfig: str, n: int, rounds: int, lists: int) -> list[Result]:
+    """The same steps against a server that runs its controllers in its own process,
     beside the real server again, after the first servers have stopped (a run with all
     of them up at once cost the first server's lists a fifth of their rate)."""
-    with server_process(controllers="", tls=True) as apart, \
-            controllers_process(apart.kubeconfig):
-        targets = [_Target("kubenb", connect(apart.kubeconfig), n, lists),
+    with server_process(0, "--controllers-in-process", controllers="*", tls=True) as one:
+        targets = [_Target("kubenb", connect(one.kubeconfig), n, lists),
                    _Target("kube-apiserver", connect(real_kubeconfig), n, lists)]
         try:
             _rounds(targets, rounds)
         finally:
             for target in targets:
                 target.close()
-    return _rows(f"cluster, {APART}", targets[0], targets[1:], n, lists)
+    return _rows(f"cluster, {IN_PROCESS}", targets[0], targets[1:], n, lists)
 
 
 def run(scale: float = 1.0, rounds: int = 3) -> list[Result]:

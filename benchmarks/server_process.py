@@ -19,18 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-#: The child of `controllers_process`: a ControllerManager until SIGTERM.
-_CONTROLLERS_CHILD = """
-import signal, sys, threading
-from kubenb.controllermanager import ControllerManager
-stop = threading.Event()
-signal.signal(signal.SIGTERM, lambda *_: stop.set())
-manager = ControllerManager(sys.argv[1], sys.argv[2]).start()
-print("started", flush=True)
-stop.wait()
-manager.stop()
-"""
-
 
 def stop_process(proc: subprocess.Popen[Any]) -> None:
     """SIGTERM, then SIGKILL if it has not ended within 10 s; waits for it."""
@@ -79,21 +67,3 @@ def server_process(seed_pods: int = 0, *extra: str, controllers: str = "",
             yield ServerProcess(url, kubeconfig)
         finally:
             stop_process(proc)
-
-
-@contextmanager
-def controllers_process(kubeconfig: str, controllers: str = "*") -> Iterator[None]:
-    """kubenb's cluster controllers (`ControllerManager`, the kubelet among them) in a
-    process of their own, reaching the server at `kubeconfig` over HTTP: how a real
-    cluster runs kube-controller-manager and the kubelet beside kube-apiserver. Returns
-    once they have started (every namespace holds what they put there)."""
-    proc = subprocess.Popen([sys.executable, "-c", _CONTROLLERS_CHILD, kubeconfig, controllers],
-                            stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        assert proc.stdout is not None
-        if proc.stdout.readline().strip() != "started":
-            raise RuntimeError(f"the controllers did not start against {kubeconfig}")
-        yield
-    finally:
-        stop_process(proc)

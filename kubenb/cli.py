@@ -1,7 +1,9 @@
 """The `kubenb` command (also `python -m kubenb`): command-line entry points.
 
 - `serve`: the embedded API server until interrupted (kubectl and notebooks use it),
-  optionally playing a recording (`--replay`);
+  its controllers in a `controller-manager` child, optionally playing a recording
+  (`--replay`);
+- `controller-manager`: the cluster's controllers and kubelet against any API server;
 - `record`: what informers of some resources receive, into a recording file;
 - `tour`: JupyterLab on the tour notebook (install nothing, print the URL);
 - `notebooks --execute`: run every notebook headless with nbclient, write the executed
@@ -103,8 +105,12 @@ def _build_parser() -> argparse.ArgumentParser:
                             "garbagecollector, deployment, replicaset, job, kubelet, "
                             "serviceaccount, root-ca-cert-publisher), "
                             "names, '-name' to leave one out, '' for a bare API server")
-
+    serve.add_argument("--controllers-in-process", action="store_true",
+                       help="run the controllers in the server's process, as "
+                            "kubenb.embedded() does (default: a `kubenb controller-manager` "
+                            "process beside it, as a real cluster runs them)")
     add_replay_arguments(serve)
+    _add_controller_manager_parser(commands)
     add_record_parser(commands)
     _add_port_parser(commands)
 
@@ -137,6 +143,23 @@ def _build_parser() -> argparse.ArgumentParser:
     notebooks.add_argument("names", nargs="*", metavar="NAME",
                            help="run only these notebooks (file names or stems)")
     return parser
+
+
+def _add_controller_manager_parser(commands: Any) -> None:
+    manager = commands.add_parser(
+        "controller-manager",
+        help="run the cluster's controllers and kubelet against an API server until "
+             "interrupted")
+    manager.add_argument("--kubeconfig", default=None, metavar="PATH",
+                         help="the API server's kubeconfig (default: KUBECONFIG, then "
+                              "~/.kube/config)")
+    manager.add_argument("--context", default=None, help="the kubeconfig context to use")
+    manager.add_argument("--controllers", default="*", metavar="LIST",
+                         help="which to run, as `kubenb serve --controllers` takes them "
+                              "(default: '*', all)")
+    manager.add_argument("--exit-with-stdin", action="store_true",
+                         help="also stop when standard input ends (how `kubenb serve` ties "
+                              "its controllers to its own life)")
 
 
 def _non_negative_int(text: str) -> int:
@@ -208,9 +231,12 @@ def _serve(args: argparse.Namespace) -> int:
                 print(f"kubenb serve: {exc}", file=sys.stderr, flush=True)
                 return 2
         if names:  # the controllers talk to the server over HTTP, like kubectl
-            from kubenb.controllermanager import ControllerManager
-
-            controllers = ControllerManager(server.kubeconfig_path, names).start()
+            try:
+                controllers = _start_controllers(server.kubeconfig_path, names,
+                                                 in_process=args.controllers_in_process)
+            except KubenbError as exc:
+                print(f"kubenb serve: {exc}", file=sys.stderr, flush=True)
+                return 2
         print(f"kubenb API server listening on {server.url}", flush=True)
         print(f"kubeconfig written to {path}" if args.kubeconfig_out else f"kubeconfig: {path}",
               flush=True)
@@ -219,7 +245,9 @@ def _serve(args: argparse.Namespace) -> int:
         if args.seed_objects:
             print(f"seeded {args.seed_objects} pods in namespace default", flush=True)
         if names:
-            print(f"controllers: {', '.join(names)}", flush=True)
+            pid = getattr(getattr(controllers, "proc", None), "pid", None)
+            where = "in this process" if pid is None else f"in process {pid}"
+            print(f"controllers ({where}): {', '.join(names)}", flush=True)
         if churn is not None:
             churn.start()
             print(f"churn: {args.churn:g} operations/s on {', '.join(churn.kinds)} "
@@ -238,6 +266,43 @@ def _serve(args: argparse.Namespace) -> int:
         server.stop()
         signal.signal(signal.SIGTERM, previous)
     print("kubenb API server stopped", flush=True)
+    return 0
+
+
+def _start_controllers(kubeconfig: Any, names: Sequence[str], in_process: bool) -> Any:
+    """The server's controllers: a ControllerManager here, or (by default) a
+    `kubenb controller-manager` child beside the server, as a real cluster runs them."""
+    if in_process:
+        from kubenb.controllermanager import ControllerManager
+
+        return ControllerManager(kubeconfig, names).start()
+    from kubenb.controllermanager.process import ControllerManagerProcess
+
+    return ControllerManagerProcess(kubeconfig, names).start()
+
+
+# -- controller-manager -----------------------------------------------------------------
+
+
+def _controller_manager(args: argparse.Namespace) -> int:
+    from kubenb.client.config import load_config
+    from kubenb.controllermanager import controller_names
+    from kubenb.controllermanager.process import run_controller_manager
+    from kubenb.errors import KubenbError
+
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    try:
+        names = controller_names(args.controllers)
+        config = load_config(args.kubeconfig, args.context)
+        run_controller_manager(config, names, stop, exit_with_stdin=args.exit_with_stdin)
+    except KubenbError as exc:
+        print(f"kubenb controller-manager: {exc}", file=sys.stderr, flush=True)
+        return 2
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return 0
 
 
@@ -601,6 +666,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)
+    if args.command == "controller-manager":
+        return _controller_manager(args)
     if args.command == "record":
         return _record(args)
     if args.command == "tour":

@@ -31,8 +31,11 @@ name                           what it does
 
 `ControllerManager` (manager.py) runs a chosen set of them over a connection of its own, as
 kube-controller-manager does (`--controllers=*,-job` works here too).
-`kubenb.embedded()` and `python -m kubenb serve` start one with every controller on;
-`kubenb.embedded(controllers=False)` gives a bare API server.
+`kubenb.embedded()` starts one with every controller on, in the notebook's process;
+`python -m kubenb serve` runs them in a `kubenb controller-manager` process beside the
+server (`ControllerManagerProcess`, process.py), as a real cluster runs
+kube-controller-manager and its kubelets; `kubenb.embedded(controllers=False)` gives a
+bare API server.
 A controller whose name has dashes is the attribute with underscores
 (`manager.root_ca_cert_publisher`).
 """
@@ -43,6 +46,7 @@ from kubenb.controllermanager.garbage_collector import GarbageCollector
 from kubenb.controllermanager.job import JobController
 from kubenb.controllermanager.kubelet import Kubelet
 from kubenb.controllermanager.manager import CONTROLLERS, ControllerManager, controller_names
+from kubenb.controllermanager.process import ControllerManagerProcess
 from kubenb.controllermanager.replicaset import ReplicaSetController
 from kubenb.controllermanager.root_ca_publisher import RootCAPublisher
 from kubenb.controllermanager.serviceaccounts import ServiceAccountsController
@@ -52,6 +56,7 @@ __all__ = [
     "ContainerContext",
     "ContainerKilled",
     "ControllerManager",
+    "ControllerManagerProcess",
     "DeploymentController",
     "GarbageCollector",
     "Image",
