@@ -189,20 +189,39 @@ def kind_struct(group: str, version: str, kind: str) -> StructInfo | None:
     return None if sid is None else struct(sid)
 
 
+#: (struct id, an object's keys in order) -> what `ordered` does with them: the known
+#: keys in Go order with their fields, and whether unknown keys follow. Objects of a kind
+#: come with few key sets, and working one out (membership, a sort) cost as much as the
+#: rest of `ordered`. Cleared when full rather than evicted one at a time.
+_PLANS: dict[tuple[str, tuple[str, ...]], tuple[tuple[tuple[str, FieldInfo], ...], bool]] = {}
+_PLANS_MAX = 4096
+
+
+def _plan(info: StructInfo, keys: tuple[str, ...]
+          ) -> tuple[tuple[tuple[str, FieldInfo], ...], bool]:
+    fields = info.json_fields
+    known = [k for k in keys if k in fields]
+    if len(known) > 1:
+        known.sort(key=info.position.__getitem__)
+    plan = (tuple((k, fields[k]) for k in known), len(known) != len(keys))
+    if len(_PLANS) >= _PLANS_MAX:
+        _PLANS.clear()
+    _PLANS[(info.id, keys)] = plan
+    return plan
+
+
 def ordered(value: Any, info: StructInfo | None) -> Any:
     """`value` as the apiserver's JSON encoding of the typed object writes it: keys in Go
     struct order, recursively (unknown keys keep their place at the end), map keys sorted,
     `omitempty` fields holding a zero value left out."""
     if info is None or not isinstance(value, dict):
         return value
-    fields = info.json_fields
-    known = [k for k in value if k in fields]
-    if len(known) > 1:
-        known.sort(key=info.position.__getitem__)
+    keys = tuple(value)
+    plan = _PLANS.get((info.id, keys))
+    known, has_unknown = plan if plan is not None else _plan(info, keys)
     everything = _structs()
     out = {}
-    for key in known:
-        f = fields[key]
+    for key, f in known:
         item = value[key]
         # resourceVersion "" is kept: a placeholder storage fills in, in its place
         if f.can_omit and key != "resourceVersion" and _omitted(f, item):
@@ -222,7 +241,8 @@ def ordered(value: Any, info: StructInfo | None) -> Any:
         else:
             item = ordered(item, everything[ref])
         out[key] = item
-    if len(known) != len(value):
+    if has_unknown:
+        fields = info.json_fields
         for key, item in value.items():
             if key not in fields:
                 out[key] = item
