@@ -160,17 +160,24 @@ class _Ctx:
         self.root = (None if custom else typeinfo.kind_struct(group, version, kind))
 
 
-@dataclass(frozen=True)
 class _T:
     """What a value is, as far as the built-in types' table knows (kubenb.server.typeinfo):
     the field holding it, the struct it is, and whether the kind's zero object has it (Go
     writes non-pointer structs and non-omitempty fields even when zero, so an Update that
-    creates an object does not add those nodes: FieldsV1 gives them no ".")."""
+    creates an object does not add those nodes: FieldsV1 gives them no ".").
 
-    name: str = ""
-    field: typeinfo.FieldInfo | None = None
-    struct: typeinfo.StructInfo | None = None
-    zero: bool = False
+    A plain class with slots, never changed once made: one is made per field walked, and
+    a frozen dataclass's checked attribute setting made that a third of a create's
+    managedFields."""
+
+    __slots__ = ("field", "name", "struct", "zero")
+
+    def __init__(self, name: str = "", field: typeinfo.FieldInfo | None = None,
+                 struct: typeinfo.StructInfo | None = None, zero: bool = False) -> None:
+        self.name = name
+        self.field = field
+        self.struct = struct
+        self.zero = zero
 
     @property
     def typed(self) -> bool:

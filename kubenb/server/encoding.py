@@ -6,6 +6,7 @@ The real API server sends one compact JSON line plus a newline and escapes `<`, 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -275,12 +276,15 @@ class Output:
         return f"{group}/{self.version}"
 
 
+@functools.lru_cache(maxsize=256)
 def negotiate(accept: str, allowed: tuple[str, ...] = ()) -> Output | None:
     """The first entry of `accept` the endpoint can produce (None: nothing acceptable).
 
     `allowed` lists the conversions the endpoint supports; an entry asking for any other
     (`as=Table` on a discovery document, an unknown `v=`) is skipped, as the apiserver
     skips it, so a client's fallbacks (`...,application/json`) are honoured in order.
+    Answers are kept (an Output is immutable): a client sends the same few Accept
+    headers again and again, and parsing one cost every request a few microseconds.
     """
     entries = _parse_accept(accept)
     if not entries:

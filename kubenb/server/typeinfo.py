@@ -269,9 +269,10 @@ def drop_omitted(value: Any, info: StructInfo | None) -> None:
     or an update is compared with the stored object)."""
     if info is None or not isinstance(value, dict):
         return
-    fields = info.json_fields
-    for key in [k for k in value if k in fields]:
-        f = fields[key]
+    keys = tuple(value)
+    plan = _PLANS.get((info.id, keys))
+    known, _ = plan if plan is not None else _plan(info, keys)
+    for key, f in known:
         item = value[key]
         if f.can_omit and key != "resourceVersion" and _omitted(f, item):
             del value[key]
