@@ -10,6 +10,7 @@ request.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
@@ -636,12 +637,22 @@ def _body_type(request: Request) -> str:
     header = request.header("Content-Type")
     if not header:
         return _JSON
+    media = _body_media(header)
+    if media is None:
+        raise errors.unsupported_media_type(_UNKNOWN_BODY_FORMAT)
+    return media
+
+
+@functools.lru_cache(maxsize=64)
+def _body_media(header: str) -> str | None:
+    """The body media type a Content-Type names; None: one the server refuses. Kept per
+    header: clients send the same one again and again."""
     try:
         media, _ = parse_media_type(header)
     except ValueError:
-        raise errors.unsupported_media_type(_UNKNOWN_BODY_FORMAT) from None
+        return None
     if media not in _BODY_TYPES and media != protobuf.CONTENT_TYPE:
-        raise errors.unsupported_media_type(_UNKNOWN_BODY_FORMAT)
+        return None
     return media
 
 
