@@ -1,8 +1,7 @@
 """The `kubenb` command (also `python -m kubenb`): command-line entry points.
 
 - `serve`: the embedded API server until interrupted (kubectl and notebooks use it),
-  its controllers in a `controller-manager` child, optionally playing a recording
-  (`--replay`);
+  its controllers in a `controller-manager` child, or playing a recording (`--replay`);
 - `controller-manager`: the cluster's controllers and kubelet against any API server;
 - `record`: what informers of some resources receive, into a recording file;
 - `tour`: JupyterLab on the tour notebook (install nothing, print the URL);
@@ -106,9 +105,8 @@ def _build_parser() -> argparse.ArgumentParser:
                             "serviceaccount, root-ca-cert-publisher), "
                             "names, '-name' to leave one out, '' for a bare API server")
     serve.add_argument("--controllers-in-process", action="store_true",
-                       help="run the controllers in the server's process, as "
-                            "kubenb.embedded() does (default: a `kubenb controller-manager` "
-                            "process beside it, as a real cluster runs them)")
+                       help="run them in the server's process, as kubenb.embedded() does "
+                            "(default: a `kubenb controller-manager` process beside it)")
     add_replay_arguments(serve)
     _add_controller_manager_parser(commands)
     add_record_parser(commands)
@@ -146,20 +144,15 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _add_controller_manager_parser(commands: Any) -> None:
-    manager = commands.add_parser(
-        "controller-manager",
-        help="run the cluster's controllers and kubelet against an API server until "
-             "interrupted")
+    manager = commands.add_parser("controller-manager", help="run the cluster's controllers "
+                                  "and kubelet against an API server until interrupted")
     manager.add_argument("--kubeconfig", default=None, metavar="PATH",
-                         help="the API server's kubeconfig (default: KUBECONFIG, then "
-                              "~/.kube/config)")
+                         help="the server's kubeconfig (default: KUBECONFIG, ~/.kube/config)")
     manager.add_argument("--context", default=None, help="the kubeconfig context to use")
     manager.add_argument("--controllers", default="*", metavar="LIST",
-                         help="which to run, as `kubenb serve --controllers` takes them "
-                              "(default: '*', all)")
+                         help="which to run, as `kubenb serve --controllers` takes them")
     manager.add_argument("--exit-with-stdin", action="store_true",
-                         help="also stop when standard input ends (how `kubenb serve` ties "
-                              "its controllers to its own life)")
+                         help="also stop when standard input ends (`kubenb serve` uses it)")
 
 
 def _non_negative_int(text: str) -> int:
@@ -246,8 +239,8 @@ def _serve(args: argparse.Namespace) -> int:
             print(f"seeded {args.seed_objects} pods in namespace default", flush=True)
         if names:
             pid = getattr(getattr(controllers, "proc", None), "pid", None)
-            where = "in this process" if pid is None else f"in process {pid}"
-            print(f"controllers ({where}): {', '.join(names)}", flush=True)
+            print(f"controllers ({'in this process' if pid is None else f'in process {pid}'}): "
+                  f"{', '.join(names)}", flush=True)
         if churn is not None:
             churn.start()
             print(f"churn: {args.churn:g} operations/s on {', '.join(churn.kinds)} "
@@ -272,38 +265,10 @@ def _serve(args: argparse.Namespace) -> int:
 def _start_controllers(kubeconfig: Any, names: Sequence[str], in_process: bool) -> Any:
     """The server's controllers: a ControllerManager here, or (by default) a
     `kubenb controller-manager` child beside the server, as a real cluster runs them."""
-    if in_process:
-        from kubenb.controllermanager import ControllerManager
+    from kubenb.controllermanager import ControllerManager, ControllerManagerProcess
 
-        return ControllerManager(kubeconfig, names).start()
-    from kubenb.controllermanager.process import ControllerManagerProcess
-
-    return ControllerManagerProcess(kubeconfig, names).start()
-
-
-# -- controller-manager -----------------------------------------------------------------
-
-
-def _controller_manager(args: argparse.Namespace) -> int:
-    from kubenb.client.config import load_config
-    from kubenb.controllermanager import controller_names
-    from kubenb.controllermanager.process import run_controller_manager
-    from kubenb.errors import KubenbError
-
-    stop = threading.Event()
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
-    try:
-        names = controller_names(args.controllers)
-        config = load_config(args.kubeconfig, args.context)
-        run_controller_manager(config, names, stop, exit_with_stdin=args.exit_with_stdin)
-    except KubenbError as exc:
-        print(f"kubenb controller-manager: {exc}", file=sys.stderr, flush=True)
-        return 2
-    except KeyboardInterrupt:
-        pass
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    return 0
+    runner = ControllerManager if in_process else ControllerManagerProcess
+    return runner(kubeconfig, names).start()
 
 
 # -- record ----------------------------------------------------------------------------
@@ -667,7 +632,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         return _serve(args)
     if args.command == "controller-manager":
-        return _controller_manager(args)
+        from kubenb.controllermanager.process import controller_manager_command
+
+        return controller_manager_command(args)
     if args.command == "record":
         return _record(args)
     if args.command == "tour":

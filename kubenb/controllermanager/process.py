@@ -14,6 +14,7 @@ pipe from its parent closes, so it never outlives a parent that was killed.
 
 from __future__ import annotations
 
+import argparse
 import os
 import select
 import signal
@@ -24,11 +25,12 @@ import time
 from collections.abc import Iterable
 from typing import IO, Any
 
-from kubenb.client.config import Config
+from kubenb.client.config import Config, load_config
 from kubenb.controllermanager.manager import ControllerManager, controller_names
 from kubenb.errors import KubenbError
 
-__all__ = ["READY_LINE", "ControllerManagerProcess", "run_controller_manager"]
+__all__ = ["READY_LINE", "ControllerManagerProcess", "controller_manager_command",
+           "run_controller_manager"]
 
 #: What the child prints on standard output once its controllers have started.
 READY_LINE = "kubenb controller-manager: started"
@@ -142,3 +144,22 @@ def run_controller_manager(config: Config, controllers: Any, stop: threading.Eve
         stop.wait()
     finally:
         manager.stop()
+
+
+def controller_manager_command(args: argparse.Namespace) -> int:
+    """`kubenb controller-manager`: run until SIGTERM or Ctrl-C; 2 and a line on stderr
+    when the kubeconfig or a controller name is wrong."""
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    try:
+        names = controller_names(args.controllers)
+        config = load_config(args.kubeconfig, args.context)
+        run_controller_manager(config, names, stop, exit_with_stdin=args.exit_with_stdin)
+    except KubenbError as exc:
+        print(f"kubenb controller-manager: {exc}", file=sys.stderr, flush=True)
+        return 2
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return 0
