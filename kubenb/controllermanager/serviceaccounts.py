@@ -33,7 +33,7 @@ from kubenb.cache.wait import wait_for_cache_sync
 from kubenb.clock import Clock, RealClock
 from kubenb.cluster import Cluster
 from kubenb.controller.runner import Controller
-from kubenb.controllermanager.controller_utils import is_being_deleted, meta
+from kubenb.controllermanager.controller_utils import CACHE_SYNC_POLL, is_being_deleted, meta
 from kubenb.errors import AlreadyExists, ApiError, KubenbError, NotFound
 
 __all__ = ["DEFAULT_SERVICE_ACCOUNTS", "FIELD_MANAGER", "ServiceAccountsController",
@@ -164,7 +164,8 @@ def wait_populated(controller: str, ns_informer: Any, missing: Any, timeout: flo
     """Wait (real time) until `missing()` is empty; the message names what is still
     missing and why that may be."""
     deadline = time.monotonic() + timeout
-    if not wait_for_cache_sync(None, ns_informer.has_synced, timeout=timeout):
+    if not wait_for_cache_sync(None, ns_informer.has_synced, timeout=timeout,
+                               poll_period=CACHE_SYNC_POLL):
         raise KubenbError(f"{controller} controller: the namespace cache did not sync in "
                           f"{timeout}s")
     while True:
