@@ -3,7 +3,8 @@
 A real cluster runs kube-controller-manager and each kubelet beside kube-apiserver, not
 inside it. `kubenb serve` does the same: its process then serves requests alone, with
 the GIL to itself, while the controllers' informers decode their watch events on
-another core (creates and deletes about 12-17% faster; docs/performance.md, "cluster").
+another core (creates and deletes up to about 15% faster; docs/performance.md,
+"cluster").
 `kubenb.embedded()` keeps its controllers in the notebook's process, where a user
 registers Python images with the kubelet and reads the controllers' state.
 
