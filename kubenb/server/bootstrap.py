@@ -26,6 +26,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from kubenb.jsoncopy import json_copy
+from kubenb.jsondecode import decode_json
 from kubenb.server import errors
 from kubenb.server.admission import KUBERNETES_SERVICE_IP, SYSTEM_PRIORITY_CLASSES
 from kubenb.server.apply import Manager
@@ -149,7 +151,7 @@ def unstamped(made: Made) -> Made:
 @functools.lru_cache(maxsize=1)
 def stored_default_rbac() -> tuple[Made, ...]:
     """STORED_DEFAULT_RBAC, read once."""
-    rows = json.loads(STORED_DEFAULT_RBAC.read_text(encoding="utf-8"))
+    rows = decode_json(STORED_DEFAULT_RBAC.read_bytes())
     return tuple((key, namespace, name, obj) for key, namespace, name, obj in rows)
 
 
@@ -160,7 +162,7 @@ def _default_rbac(registry: Registry) -> None:
     stamp = now_rfc3339()
     for key, namespace, name, made in stored_default_rbac():
         if storage.get(key, namespace, name) is None:
-            obj = json.loads(json.dumps(made))
+            obj = json_copy(made)
             meta = obj["metadata"]
             meta["uid"], meta["creationTimestamp"] = str(uuid.uuid4()), stamp
             for entry in meta.get("managedFields") or []:
