@@ -469,16 +469,19 @@ def _entries(managed: Any) -> list[_Entry]:
 def _encode(entries: list[_Entry]) -> list[dict[str, Any]]:
     kept = [e for e in entries if e.paths]
     kept.sort(key=lambda e: (e.operation, e.time, e.manager, e.api_version, e.subresource))
-    out = []
-    for entry in kept:
-        raw: dict[str, Any] = {"manager": entry.manager, "operation": entry.operation,
-                               "apiVersion": entry.api_version, "time": entry.time,
-                               "fieldsType": "FieldsV1",
-                               "fieldsV1": encode_fields(entry.paths)}
-        if entry.subresource:
-            raw["subresource"] = entry.subresource
-        out.append(raw)
-    return out
+    return [_managed_entry(e.manager, e.operation, e.api_version, e.time, e.subresource,
+                           encode_fields(e.paths)) for e in kept]
+
+
+def _managed_entry(manager: str, operation: str, api_version: str, time: str,
+                   subresource: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """One managedFields entry, its keys in the order the apiserver writes them."""
+    raw: dict[str, Any] = {"manager": manager, "operation": operation,
+                           "apiVersion": api_version, "time": time, "fieldsType": "FieldsV1",
+                           "fieldsV1": fields}
+    if subresource:
+        raw["subresource"] = subresource
+    return raw
 
 
 def _existing(value: Any, prefix: Path, ctx: _Ctx, t: _T, out: set[Path]) -> None:
@@ -636,12 +639,8 @@ def _encode_fresh(tree: dict[str, Any], manager: Manager, api_version: str,
     """`_encode` of a create's one entry (none when the create owns no field)."""
     if not tree:
         return []
-    raw: dict[str, Any] = {"manager": manager.name, "operation": manager.operation,
-                           "apiVersion": api_version, "time": now, "fieldsType": "FieldsV1",
-                           "fieldsV1": tree}
-    if manager.subresource:
-        raw["subresource"] = manager.subresource
-    return [raw]
+    return [_managed_entry(manager.name, manager.operation, api_version, now,
+                           manager.subresource, tree)]
 
 
 def _ancestors(paths: Iterable[Path]) -> set[Path]:
