@@ -63,7 +63,7 @@ from typing import Any
 import msgspec
 
 from benchmarks.harness import Result
-from benchmarks.server_process import stop_process
+from kubenb.controllermanager.process import stop_child
 
 SEEDED = "seeded"
 REALAPI = "realapi"
@@ -151,7 +151,7 @@ def source_process(list_path: Path, stream_path: Path) -> Iterator[Source]:
         url = proc.stdout.readline().rsplit(" ", 1)[-1].strip()
         yield Source(url, int(url.rsplit(":", 1)[1]))
     finally:
-        stop_process(proc)
+        stop_child(proc)
 
 
 # -- measuring -------------------------------------------------------------------------------

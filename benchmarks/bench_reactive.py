@@ -33,12 +33,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from benchmarks.harness import Result, compare
-from benchmarks.server_process import stop_process
 from kubenb.cache.listwatch import ListWatch
 from kubenb.cache.shared_informer import SharedIndexInformer
 from kubenb.client.config import config_from_dict
 from kubenb.client.dynamic import DynamicClient
 from kubenb.clock import FakeClock
+from kubenb.controllermanager.process import stop_child
 from kubenb.gc_policy import cache_gc_policy
 from kubenb.reactive import LiveFrame, Publisher, build_frame
 
@@ -173,7 +173,7 @@ def churn_server(n: int, events: int, rate: float) -> Iterator[str]:
         assert proc.stdout is not None
         yield proc.stdout.readline().rsplit(" ", 1)[-1].strip()
     finally:
-        stop_process(proc)
+        stop_child(proc)
 
 
 def _sent(obj: Any) -> float | None:

@@ -9,7 +9,6 @@ process too.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -17,17 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-
-def stop_process(proc: subprocess.Popen[Any]) -> None:
-    """SIGTERM, then SIGKILL if it has not ended within 10 s; waits for it."""
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+from kubenb.controllermanager.process import stop_child
 
 
 @dataclass
@@ -66,4 +56,4 @@ def server_process(seed_pods: int = 0, *extra: str, controllers: str = "",
                 raise RuntimeError(f"the server did not start: {' '.join(cmd)}")
             yield ServerProcess(url, kubeconfig)
         finally:
-            stop_process(proc)
+            stop_child(proc)

@@ -31,7 +31,7 @@ from kubenb.controllermanager.manager import ControllerManager, controller_names
 from kubenb.errors import KubenbError
 
 __all__ = ["READY_LINE", "ControllerManagerProcess", "controller_manager_command",
-           "run_controller_manager"]
+           "run_controller_manager", "stop_child"]
 
 #: What the child prints on standard output once its controllers have started.
 READY_LINE = "kubenb controller-manager: started"
@@ -103,16 +103,23 @@ class ControllerManagerProcess:
         proc = self.proc
         if proc is None:
             return
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(_STOP_WAIT)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_child(proc)
         for pipe in (proc.stdin, proc.stdout):
             if pipe is not None:
                 pipe.close()
+
+
+def stop_child(proc: subprocess.Popen[Any], wait: float = _STOP_WAIT) -> None:
+    """SIGTERM a child process, then SIGKILL if it has not ended within `wait` seconds;
+    waits for it (nothing to do if it has ended)."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(wait)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def _read_line(stream: IO[str], timeout: float) -> str:
