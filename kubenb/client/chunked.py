@@ -72,6 +72,11 @@ class ChunkedBodyReader:
         self.done = False
         self._eof = False
 
+    @property
+    def sock(self) -> socket.socket:
+        """The connection this reader reads (what a stop from another thread shuts down)."""
+        return self._sock
+
     @classmethod
     def from_response(cls, response: requests.Response) -> ChunkedBodyReader | None:
         """A reader for `response`'s body, or None where it would not be exact."""

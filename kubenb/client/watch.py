@@ -134,6 +134,8 @@ class Watch:
         self._stopped = threading.Event()
         self._lock = threading.Lock()
         self._closed = False
+        self._readers = 0  # iterations inside a read; the last one out closes the response
+        self._read_sock: socket.socket | None = None  # the socket a direct reader reads
         self.end_reason: str = ""  # "", "closed", "stopped", "idle-timeout", "connection-lost"
         self.events_received = 0
         self._line_tap: Callable[[list[bytes]], object] | None = None
@@ -162,6 +164,8 @@ class Watch:
         # ahead keeps dozens of fresh objects alive at once, the collections that follow
         # promote them, and a consumer that keeps its objects (any cache) then pays for
         # repeated full collections.
+        with self._lock:
+            self._readers += 1
         try:
             for lines in self._line_batches():
                 if self._line_tap is not None:
@@ -175,6 +179,8 @@ class Watch:
                     self.events_received += 1
                     yield event
         finally:
+            with self._lock:
+                self._readers -= 1
             self._close()
 
     @property
@@ -182,13 +188,21 @@ class Watch:
         return self._stopped.is_set()
 
     def stop(self) -> None:
-        """End the watch from any thread: the socket is shut down so a blocked read wakes."""
+        """End the watch from any thread: the socket is shut down so a blocked read wakes.
+
+        The response (and its socket) is closed here only when no thread is reading it;
+        otherwise the reader closes it on its way out. Closed under a reader, the socket's
+        descriptor could be reused by a new connection before the reader's next recv,
+        which would then wait on that connection forever."""
         self._stopped.set()
-        sock = _socket_of(self._response)
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-        self._close()
+        for sock in (_socket_of(self._response), self._read_sock):
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+        with self._lock:
+            reading = self._readers > 0
+        if not reading:
+            self._close()
 
     def _close(self) -> None:
         with self._lock:
@@ -206,6 +220,7 @@ class Watch:
         whatever urllib3 returns (one piece)."""
         body = ChunkedBodyReader.from_response(self._response)
         if body is not None:
+            self._read_sock = body.sock
             read = body.read
         else:
             def read() -> list[bytes]:
